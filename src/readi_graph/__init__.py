@@ -1,0 +1,1 @@
+"""readi-graph: Readi reasoning-path editing over knowledge graphs and tables."""

@@ -1,0 +1,174 @@
+"""Diagnosis: why an instantiation got stuck, and what the editor needs to fix it.
+
+The paper's reasons (§4.4) — irrelevant NL relation, empty path, path ending in compound
+nodes — plus two the published code handles silently: an unknown topic entity and an
+unparseable path. Each diagnosis carries the half-way instances and the relations around the
+stuck nodes, ranked by similarity to the question and the failed relation. Everything is
+ordered deterministically (no sampling), so a run can be reproduced and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from readi_graph.envs.base import Term
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.instantiation import Instance
+from readi_graph.retrieval import local_name
+
+ReasonKind = Literal[
+    "unknown_entity", "unparseable_path", "empty_path", "irrelevant_relation", "compound_end"
+]
+
+
+@dataclass(frozen=True)
+class Reason:
+    kind: ReasonKind
+    message: str
+    topic: str | None = None
+    position: int | None = None  # index of the failed NL relation
+    relation: str | None = None  # the failed NL relation
+
+
+@dataclass(frozen=True)
+class CandidateRelation:
+    """A KG relation around a stuck node; `forward` = it leaves the node."""
+
+    relation: str
+    forward: bool
+
+    @property
+    def name(self) -> str:
+        return local_name(self.relation)
+
+
+@dataclass
+class Diagnosis:
+    reasons: list[Reason] = field(default_factory=list)
+    halfway: list[str] = field(default_factory=list)  # rendered instances, e.g. `A -> r -> B`
+    candidates: list[CandidateRelation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.reasons
+
+
+def unparseable(text: str, expected: str) -> Diagnosis:
+    """The LLM's path could not be read at all."""
+    snippet = " ".join(text.split())[:200]
+    return Diagnosis(
+        [Reason("unparseable_path", f"could not read a path from {snippet!r}; expected {expected}")]
+    )
+
+
+def _render_chain(
+    kg: KnowledgeGraph,
+    chain: Sequence[Term],
+    relations: Sequence[str],
+    labels: dict[Term, str | None],
+) -> str:
+    parts = [kg.display(chain[0], labels.get(chain[0]))]
+    for relation, node in zip(relations, chain[1:], strict=True):
+        parts += [local_name(relation), kg.display(node, labels.get(node))]
+    return " -> ".join(parts)
+
+
+def halfway_instances(kg: KnowledgeGraph, instance: Instance, cap: int) -> list[str]:
+    """Up to `cap` walks from the topic entity to the deepest layer reached, one per end node."""
+    layers = instance.chains()
+    if not layers:
+        return []
+    back: dict[Term, tuple[Term, str]] = {}
+    for layer in layers:
+        for edge in layer:
+            back.setdefault(edge.target, (edge.source, edge.relation))
+    ends = sorted({e.target for e in layers[-1]})
+    labels = kg.labels(back.keys() | {s for s, _ in back.values()})
+    rendered: list[str] = []
+    for end in ends:
+        nodes, relations = [end], []
+        for _ in layers:
+            source, relation = back[nodes[-1]]
+            nodes.append(source)
+            relations.append(relation)
+        line = _render_chain(kg, nodes[::-1], relations[::-1], labels)
+        if line not in rendered:
+            rendered.append(line)
+    return sorted(rendered)[:cap]
+
+
+def diagnose(
+    kg: KnowledgeGraph,
+    question: str,
+    instances: Sequence[Instance],
+    *,
+    halfway_cap: int = 15,
+    candidate_cap: int = 35,
+    stuck_sample: int = 200,
+) -> Diagnosis:
+    """What went wrong with each path, or an empty diagnosis when all instantiated."""
+    diagnosis = Diagnosis()
+    stuck: list[Term] = []
+    failed_relations: list[str] = []
+    for instance in instances:
+        path = instance.path
+        if not instance.start.found:
+            diagnosis.reasons.append(
+                Reason(
+                    "unknown_entity",
+                    f'topic entity "{path.topic}" is not in the knowledge graph',
+                    topic=path.topic,
+                )
+            )
+            continue
+        if not path.relations:
+            diagnosis.reasons.append(
+                Reason(
+                    "empty_path", f'the path from "{path.topic}" has no relation', topic=path.topic
+                )
+            )
+            stuck.extend(instance.frontier)
+            continue
+        if instance.failed_at is not None:
+            relation = path.relations[instance.failed_at]
+            diagnosis.reasons.append(
+                Reason(
+                    "irrelevant_relation",
+                    f'relation "{relation}" (step {instance.failed_at + 1} from "{path.topic}") '
+                    "is not instantiated: none of its candidate KG relations connects",
+                    topic=path.topic,
+                    position=instance.failed_at,
+                    relation=relation,
+                )
+            )
+            stuck.extend(instance.frontier)
+            failed_relations.append(relation)
+        else:
+            labels = kg.labels(instance.frontier)
+            if all(kg.is_compound(t, labels.get(t)) for t in instance.frontier):
+                diagnosis.reasons.append(
+                    Reason(
+                        "compound_end",
+                        f'the path from "{path.topic}" ends in compound nodes (<compound>), '
+                        "which are not answers: add the relation that leads on to a named entity",
+                        topic=path.topic,
+                        position=len(path.relations) - 1,
+                    )
+                )
+                stuck.extend(instance.frontier)
+        if diagnosis.reasons and diagnosis.reasons[-1].topic == path.topic:
+            diagnosis.halfway += halfway_instances(kg, instance, halfway_cap)
+    diagnosis.halfway = diagnosis.halfway[:halfway_cap]
+    if stuck:
+        around = kg.relations_around(sorted(set(stuck))[:stuck_sample])
+        query = " ".join([*failed_relations, question])
+        ranked = kg.relation_index.rank(query, [p for p, _ in around])[:candidate_cap]
+        order = {p: i for i, p in enumerate(ranked)}
+        diagnosis.candidates = [
+            CandidateRelation(p, forward)
+            for p, forward in sorted(around, key=lambda pf: (order.get(pf[0], 1 << 30), not pf[1]))
+            if p in order
+        ][:candidate_cap]
+    return diagnosis

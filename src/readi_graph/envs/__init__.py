@@ -1,0 +1,1 @@
+"""Environments: knowledge graphs (SPARQL) and tables (DuckDB)."""

@@ -1,0 +1,85 @@
+"""Shared vocabulary of the environments: RDF terms, triples and typed errors.
+
+Terms are small frozen values so they can be set members, dict keys and parts of LangGraph
+state; they never hold a reference to a store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+TermKind = Literal["iri", "literal", "bnode"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Term:
+    """An RDF term as returned by a store.
+
+    `value` is the IRI, the literal's lexical form, or the blank node id. Blank nodes are only
+    meaningful inside the store that produced them; the embedded store skolemizes them to IRIs
+    on load so they can be queried again on the next hop.
+    """
+
+    kind: TermKind
+    value: str
+    datatype: str | None = None
+    lang: str | None = None
+
+    @staticmethod
+    def iri(value: str) -> Term:
+        return Term("iri", value)
+
+    @staticmethod
+    def literal(value: str, datatype: str | None = None, lang: str | None = None) -> Term:
+        return Term("literal", value, datatype, lang)
+
+    @property
+    def is_literal(self) -> bool:
+        return self.kind == "literal"
+
+    def __str__(self) -> str:
+        if self.kind == "iri":
+            return f"<{self.value}>"
+        if self.kind == "bnode":
+            return f"_:{self.value}"
+        suffix = f"@{self.lang}" if self.lang else (f"^^<{self.datatype}>" if self.datatype else "")
+        return f'"{self.value}"{suffix}'
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Triple:
+    """A KG edge `subject -predicate-> object`, oriented as stored (not as walked)."""
+
+    subject: Term
+    predicate: str
+    object: Term
+
+
+class ReadiError(Exception):
+    """Base class of every error readi-graph raises on purpose."""
+
+
+class KGFormatError(ReadiError):
+    """A KG file could not be read (bad syntax, unknown format, unreadable file)."""
+
+
+class UnsafeQueryInput(ReadiError, ValueError):
+    """A value cannot be placed in a query safely (e.g. an IRI with forbidden characters)."""
+
+
+class EndpointError(ReadiError):
+    """A SPARQL endpoint failed. `endpoint` names it so logs say which one."""
+
+    def __init__(self, message: str, *, endpoint: str, status: int | None = None) -> None:
+        super().__init__(f"{message} (endpoint {endpoint})")
+        self.endpoint = endpoint
+        self.status = status
+
+
+class EndpointUnavailable(EndpointError):
+    """Transient: connection refused/reset, timeout, 5xx or 429 after the retry budget."""
+
+
+class QueryRejected(EndpointError):
+    """Permanent: the endpoint refused the query (4xx other than 429). Retrying cannot help."""

@@ -1,0 +1,430 @@
+"""`KnowledgeGraph`: the one object the Readi nodes use to talk to a KG.
+
+It owns a backend (embedded pyoxigraph, live rdflib, or a remote SPARQL endpoint) and offers
+the few set-at-a-time operations instantiation needs: resolve a topic entity, expand a whole
+frontier over a set of relations in one query, fetch labels in one query, list the relations
+around stuck nodes. Every query goes through `_select`/`_ask`, which count them per question.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from readi_graph.envs import sparql
+from readi_graph.envs.base import Term, Triple, UnsafeQueryInput
+from readi_graph.envs.kg_local import (
+    RDFS_LABEL,
+    SKOLEM_BASE,
+    OxigraphBackend,
+    RdflibBackend,
+    load_file,
+    load_metaqa,
+    rdflib_to_oxigraph,
+)
+from readi_graph.retrieval import RelationIndex, local_name
+
+SKOS_PREF_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
+SCHEMA_NAME = "http://schema.org/name"
+FOAF_NAME = "http://xmlns.com/foaf/0.1/name"
+FREEBASE_NS = "http://rdf.freebase.com/ns/"
+OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
+
+
+class Backend(Protocol):
+    name: str
+
+    def select(self, query: str) -> list[dict[str, Term]]: ...
+
+    def ask(self, query: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class KGSettings:
+    """How to read a KG. Defaults suit RDF with rdfs:label and Freebase dumps alike."""
+
+    label_predicates: tuple[str, ...] = (
+        RDFS_LABEL,
+        SKOS_PREF_LABEL,
+        SCHEMA_NAME,
+        FOAF_NAME,
+        FREEBASE_NS + "type.object.name",
+    )
+    languages: tuple[str, ...] = ("en",)
+    # Relations never walked nor offered to the LLM (prefix match), besides the label predicates.
+    hidden_relations: tuple[str, ...] = (
+        OWL_SAME_AS,
+        FREEBASE_NS + "type.object.",
+        FREEBASE_NS + "type.type.instance",
+        FREEBASE_NS + "common.",
+        FREEBASE_NS + "freebase.",
+        FREEBASE_NS + "kg.",
+    )
+    # "unlabelled": blank nodes and nodes without a label are compound (Freebase CVTs);
+    # "blank": only blank (skolemized) nodes are.
+    compound: Literal["unlabelled", "blank"] = "unlabelled"
+    # Prefix that turns a short id such as "m.0d3k14" into an IRI (Freebase: FREEBASE_NS).
+    entity_namespace: str | None = None
+    # A walk never comes back to its topic entity: "films that share a director with X" means
+    # the other films (MetaQA's answers are built this way too).
+    revisit_topic: bool = False
+    frontier_cap: int = 200  # distinct nodes kept per hop (the paper's queue threshold)
+    chunk_size: int = 200  # frontier nodes per VALUES block: one query per hop up to the cap
+    row_limit: int = 50_000  # rows read per expansion query; more is reported as truncated
+    label_chunk: int = 1000
+    max_entity_matches: int = 10
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a topic entity named by the user (or the LLM) refers to in the KG."""
+
+    name: str
+    nodes: tuple[Term, ...]
+    match: Literal["iri", "exact", "normalized", "none"]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.nodes)
+
+
+@dataclass(frozen=True, order=True)
+class Edge:
+    """One step of a walk: from `source` over `relation` to `target`.
+
+    `forward` tells whether the stored triple is `source relation target` (True) or
+    `target relation source` (False, the relation walked backwards).
+    """
+
+    source: Term
+    relation: str
+    target: Term
+    forward: bool
+
+    @property
+    def triple(self) -> Triple:
+        if self.forward:
+            return Triple(self.source, self.relation, self.target)
+        return Triple(self.target, self.relation, self.source)
+
+
+@dataclass
+class Expansion:
+    edges: list[Edge]
+    truncated: bool = False  # the row limit was reached: some edges are missing
+
+
+@dataclass
+class QueryCount:
+    n: int = 0
+
+
+_counter: ContextVar[QueryCount | None] = ContextVar("readi_query_counter", default=None)
+
+
+@contextmanager
+def count_queries() -> Iterator[QueryCount]:
+    """Count the queries issued in this context (thread/task), e.g. for one question."""
+    count = QueryCount()
+    token = _counter.set(count)
+    try:
+        yield count
+    finally:
+        _counter.reset(token)
+
+
+def normalize_name(text: str) -> str:
+    """Case-, accent- and whitespace-insensitive form of a name."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(stripped.casefold().split())
+
+
+_SHORT_ID = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$")
+
+
+class KnowledgeGraph:
+    """A knowledge graph Readi can instantiate reasoning paths on."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        settings: KGSettings | None = None,
+        *,
+        relations: Sequence[str] | None = None,
+        name: str = "kg",
+        scan_labels: bool = True,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings or KGSettings()
+        self.name = name
+        self._relations = tuple(relations) if relations is not None else None
+        self._scan_labels = scan_labels
+        self._lock = threading.Lock()
+        self._labels: OrderedDict[Term, str | None] = OrderedDict()
+        self._label_cache_size = 200_000
+        self._normalized: dict[str, list[Term]] | None = None
+        self._index: RelationIndex | None = None
+        self.queries_total = 0
+
+    # --- constructors ----------------------------------------------------------------------
+    @classmethod
+    def from_file(cls, path: str | Path, settings: KGSettings | None = None) -> KnowledgeGraph:
+        """N-Triples / Turtle / N-Quads / TriG / RDF-XML / JSON-LD into an embedded store."""
+        return cls(load_file(path), settings, name=Path(path).name)
+
+    @classmethod
+    def from_metaqa(cls, kb_txt: str | Path, settings: KGSettings | None = None) -> KnowledgeGraph:
+        """MetaQA's `kb.txt` (`subject|relation|object` lines) as RDF in an embedded store."""
+        return cls(load_metaqa(kb_txt), settings, name="metaqa")
+
+    @classmethod
+    def from_rdflib(
+        cls,
+        graph: Any,
+        settings: KGSettings | None = None,
+        *,
+        backend: Literal["oxigraph", "rdflib"] = "oxigraph",
+    ) -> KnowledgeGraph:
+        """An `rdflib.Graph`: copied into pyoxigraph (fast, default) or queried live."""
+        store: Backend = (
+            rdflib_to_oxigraph(graph) if backend == "oxigraph" else RdflibBackend(graph)
+        )
+        return cls(store, settings, name="rdflib")
+
+    @classmethod
+    def from_endpoint(
+        cls,
+        url: str,
+        settings: KGSettings | None = None,
+        *,
+        relations: Sequence[str] | None = None,
+        default_graph: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        **client: Any,
+    ) -> KnowledgeGraph:
+        """Any SPARQL 1.1 endpoint. Pass `relations` to skip listing them on a huge KG.
+
+        Case-insensitive entity lookup needs a scan of all labels, which is not done remotely:
+        names must match a label exactly (or be given as IRIs).
+        """
+        from readi_graph.envs.kg_remote import EndpointBackend
+
+        backend = EndpointBackend(
+            url, timeout=timeout, max_retries=max_retries, default_graph=default_graph, **client
+        )
+        return cls(backend, settings, relations=relations, name=url, scan_labels=False)
+
+    # --- queries ---------------------------------------------------------------------------
+    def _count(self) -> None:
+        counter = _counter.get()
+        if counter is not None:
+            counter.n += 1
+        with self._lock:
+            self.queries_total += 1
+
+    def _select(self, query: str) -> list[dict[str, Term]]:
+        self._count()
+        return self.backend.select(query)
+
+    def _ask(self, query: str) -> bool:
+        self._count()
+        return self.backend.ask(query)
+
+    def is_hidden(self, relation: str) -> bool:
+        s = self.settings
+        return relation in s.label_predicates or relation.startswith(s.hidden_relations)
+
+    # --- relations -------------------------------------------------------------------------
+    def relations(self) -> tuple[str, ...]:
+        """Every walkable relation of the KG (listed once, then cached)."""
+        if self._relations is None:
+            rows = self._select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
+            found = sorted({r["p"].value for r in rows if "p" in r})
+            self._relations = tuple(p for p in found if not self.is_hidden(p))
+        return self._relations
+
+    @property
+    def relation_index(self) -> RelationIndex:
+        """BM25 (+ dense) index over the relations, built on first use."""
+        with self._lock:
+            index = self._index
+        if index is None:
+            relations = self.relations()
+            labels = self.labels(Term.iri(r) for r in relations)
+            index = RelationIndex(
+                relations, {r: labels[Term.iri(r)] or "" for r in relations if labels[Term.iri(r)]}
+            )
+            with self._lock:
+                self._index = self._index or index
+                index = self._index
+        return index
+
+    # --- labels ----------------------------------------------------------------------------
+    def _best_label(self, candidates: list[Term]) -> str | None:
+        def preference(t: Term) -> tuple[int, str]:
+            if t.lang in self.settings.languages:
+                return (0, t.value)
+            return (1 if not t.lang else 2, t.value)
+
+        return min(candidates, key=preference).value if candidates else None
+
+    def labels(self, terms: Iterable[Term]) -> dict[Term, str | None]:
+        """Label of each term (a literal is its own label; None = no label). Cached."""
+        wanted = list(dict.fromkeys(terms))
+        result: dict[Term, str | None] = {}
+        missing: list[Term] = []
+        with self._lock:
+            for t in wanted:
+                if t.kind == "literal":
+                    result[t] = t.value
+                elif t.kind == "bnode":
+                    result[t] = None
+                elif t in self._labels:
+                    result[t] = self._labels[t]
+                else:
+                    missing.append(t)
+        for chunk in sparql.chunked(missing, self.settings.label_chunk):
+            found: dict[Term, list[Term]] = {}
+            for row in self._select(sparql.labels_query(chunk, self.settings.label_predicates)):
+                if "x" in row and "l" in row and row["l"].kind == "literal":
+                    found.setdefault(row["x"], []).append(row["l"])
+            with self._lock:
+                for t in chunk:
+                    result[t] = self._labels[t] = self._best_label(found.get(t, []))
+                while len(self._labels) > self._label_cache_size:
+                    self._labels.popitem(last=False)
+        return result
+
+    def is_compound(self, term: Term, label: str | None) -> bool:
+        """Freebase CVTs and blank nodes: nodes that only join other nodes together."""
+        if term.kind == "literal":
+            return False
+        if term.kind == "bnode" or term.value.startswith((SKOLEM_BASE, "nodeID://")):
+            return True
+        return self.settings.compound == "unlabelled" and not label
+
+    def display(self, term: Term, label: str | None) -> str:
+        """How a node is shown to the LLM: its label, `<compound>`, or its IRI's local name."""
+        if label:
+            return label
+        if self.is_compound(term, label):
+            return "<compound>"
+        return local_name(term.value)
+
+    # --- entity resolution -----------------------------------------------------------------
+    def resolve(self, name: str) -> Resolution:
+        """Topic entity (name or IRI) -> nodes: IRI, then exact label, then normalized label.
+
+        An unknown entity is a `Resolution` with no nodes, not an exception: the diagnosis
+        reports it to the LLM.
+        """
+        text = name.strip()
+        iri = sparql.as_iri(text)
+        if iri is not None:
+            node = Term.iri(iri)
+            try:
+                exists = self._ask(sparql.exists_query(node))
+            except UnsafeQueryInput:
+                exists = False
+            return Resolution(name, (node,) if exists else (), "iri" if exists else "none")
+        if not text:
+            return Resolution(name, (), "none")
+        cap = self.settings.max_entity_matches
+        rows = self._select(
+            sparql.lookup_query(
+                [text], self.settings.label_predicates, self.settings.languages, cap
+            )
+        )
+        nodes = sorted({r["x"] for r in rows if "x" in r})
+        if nodes:
+            return Resolution(name, tuple(nodes[:cap]), "exact")
+        ns = self.settings.entity_namespace
+        if ns and _SHORT_ID.match(text):
+            node = Term.iri(ns + text)
+            if self._ask(sparql.exists_query(node)):
+                return Resolution(name, (node,), "iri")
+        if self._scan_labels:
+            matches = self._normalized_index().get(normalize_name(text), [])
+            if matches:
+                return Resolution(name, tuple(sorted(matches)[:cap]), "normalized")
+        return Resolution(name, (), "none")
+
+    def _normalized_index(self) -> dict[str, list[Term]]:
+        with self._lock:
+            index = self._normalized
+        if index is None:
+            index = {}
+            predicates = (sparql.iri_ref(p) for p in self.settings.label_predicates)
+            query = f"SELECT ?x ?l WHERE {{ {sparql.values('lp', predicates)} ?x ?lp ?l . }}"
+            for row in self._select(query):
+                if "x" in row and "l" in row:
+                    index.setdefault(normalize_name(row["l"].value), []).append(row["x"])
+            with self._lock:
+                self._normalized = index
+        return index
+
+    # --- set-at-a-time walking --------------------------------------------------------------
+    def expand(
+        self, nodes: Sequence[Term], forward: Sequence[str], backward: Sequence[str]
+    ) -> Expansion:
+        """All edges from `nodes` over `forward` relations and, reversed, `backward` ones.
+
+        One query per `chunk_size` nodes (one per hop up to the frontier cap), never one per
+        node. Relations that are hidden or unsafe are dropped here, never sent.
+        """
+        fwd = [p for p in dict.fromkeys(forward) if _safe_iri(p) and not self.is_hidden(p)]
+        bwd = [p for p in dict.fromkeys(backward) if _safe_iri(p) and not self.is_hidden(p)]
+        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
+        if not queryable or not (fwd or bwd):
+            return Expansion([])
+        limit = self.settings.row_limit
+        edges: set[Edge] = set()
+        truncated = False
+        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
+            rows = self._select(sparql.expand_query(chunk, fwd, bwd, limit + 1))
+            if len(rows) > limit:
+                truncated, rows = True, rows[:limit]
+            for r in rows:
+                if {"x", "p", "y", "dir"} <= r.keys():
+                    edges.add(Edge(r["x"], r["p"].value, r["y"], r["dir"].value == "f"))
+        return Expansion(sorted(edges), truncated)
+
+    def relations_around(self, nodes: Sequence[Term], limit: int = 2000) -> list[tuple[str, bool]]:
+        """(relation, forward) pairs touching any of `nodes`: what the LLM could walk instead."""
+        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
+        found: set[tuple[str, bool]] = set()
+        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
+            for r in self._select(sparql.around_query(chunk, limit)):
+                if "p" in r and "dir" in r and not self.is_hidden(r["p"].value):
+                    found.add((r["p"].value, r["dir"].value == "f"))
+        return sorted(found)
+
+
+def _safe_iri(value: str) -> bool:
+    try:
+        sparql.check_iri(value)
+    except UnsafeQueryInput:
+        return False
+    return True
+
+
+__all__ = [
+    "Backend",
+    "Edge",
+    "Expansion",
+    "KGSettings",
+    "KnowledgeGraph",
+    "OxigraphBackend",
+    "Resolution",
+    "count_queries",
+]

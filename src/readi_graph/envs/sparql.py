@@ -1,0 +1,158 @@
+"""Safe SPARQL text: every value that reaches a query goes through `sparql_term`.
+
+Names and relations come from an LLM, i.e. from untrusted input. They never enter a query as
+raw text: IRIs are checked against the SPARQL IRIREF grammar (anything that could close the
+`<...>` or start a new clause is refused) and literals are escaped character by character, so
+a hostile string can only ever be a value, never syntax. Only SELECT and ASK queries are built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
+
+from readi_graph.envs.base import Term, UnsafeQueryInput
+
+T = TypeVar("T")
+
+# IRIREF ::= '<' ([^<>"{}|^`\]-[#x00-#x20])* '>'   (SPARQL 1.1 grammar, rule 139)
+_IRI_FORBIDDEN = re.compile(r'[<>"{}|^`\\\x00-\x20]')
+_IRI_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_LANG = re.compile(r"^[A-Za-z]+(-[A-Za-z0-9]+)*$")
+
+
+def check_iri(iri: str) -> str:
+    """Return `iri` if it is an absolute IRI that is safe inside `<...>`, else raise."""
+    if not iri or _IRI_FORBIDDEN.search(iri) or not _IRI_SCHEME.match(iri):
+        raise UnsafeQueryInput(f"not a safe absolute IRI: {iri!r}")
+    return iri
+
+
+def as_iri(text: str) -> str | None:
+    """The IRI a topic entity names, or None when it is a plain name.
+
+    `<anything:...>` is always meant as an IRI; bare text only when it starts with http(s):// or
+    urn: (a name such as "Re:Zero" must not be mistaken for an IRI).
+    """
+    text = text.strip()
+    if text.startswith("<") and text.endswith(">"):
+        return text[1:-1]
+    if text.startswith(("http://", "https://", "urn:")) and not _IRI_FORBIDDEN.search(text):
+        return text
+    return None
+
+
+def iri_ref(iri: str) -> str:
+    return f"<{check_iri(iri)}>"
+
+
+def escape_string(value: str) -> str:
+    """Escape a Python string as the body of a SPARQL "..." literal.
+
+    Backslash, quote and line breaks get ECHAR escapes; every other control character (NUL
+    included) becomes a UCHAR escape, so the literal is a single well-formed token.
+    """
+    out: list[str] = []
+    for ch in value:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def literal(value: str, *, datatype: str | None = None, lang: str | None = None) -> str:
+    text = f'"{escape_string(value)}"'
+    if lang:
+        if not _LANG.match(lang):
+            raise UnsafeQueryInput(f"not a language tag: {lang!r}")
+        return f"{text}@{lang}"
+    if datatype:
+        return f"{text}^^{iri_ref(datatype)}"
+    return text
+
+
+def sparql_term(term: Term) -> str:
+    """Serialize a term for a VALUES block. Blank nodes cannot be named in a query."""
+    if term.kind == "iri":
+        return iri_ref(term.value)
+    if term.kind == "literal":
+        return literal(term.value, datatype=term.datatype, lang=term.lang)
+    raise UnsafeQueryInput(f"blank node {term.value!r} cannot be referenced in a query")
+
+
+def values(var: str, items: Iterable[str]) -> str:
+    """`VALUES ?var { ... }` over already-serialized terms."""
+    return f"VALUES ?{var} {{ {' '.join(items)} }}"
+
+
+def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """Split a long VALUES list so no single query grows without bound."""
+    for start in range(0, len(items), max(1, size)):
+        yield items[start : start + size]
+
+
+def expand_query(
+    nodes: Sequence[Term], forward: Sequence[str], backward: Sequence[str], limit: int
+) -> str:
+    """One query for one hop: every frontier node x every relation, both directions.
+
+    Rows are `?x ?p ?y ?dir`: `?x` is the frontier node, `?y` the next node, `?dir` is "f" when
+    the stored triple is `x p y` and "b" when it is `y p x`.
+    """
+    frontier = values("x", (sparql_term(n) for n in nodes))
+    branches = []
+    if forward:
+        rels = values("p", (iri_ref(p) for p in forward))
+        branches.append(f'{{ {frontier} {rels} ?x ?p ?y . BIND("f" AS ?dir) }}')
+    if backward:
+        rels = values("p", (iri_ref(p) for p in backward))
+        branches.append(f'{{ {frontier} {rels} ?y ?p ?x . BIND("b" AS ?dir) }}')
+    if not branches:
+        raise ValueError("expand_query needs at least one relation")
+    return f"SELECT ?x ?p ?y ?dir WHERE {{ {' UNION '.join(branches)} }} LIMIT {int(limit)}"
+
+
+def around_query(nodes: Sequence[Term], limit: int) -> str:
+    """Relations that touch any of `nodes`, with their direction (for edit candidates)."""
+    frontier = values("x", (sparql_term(n) for n in nodes))
+    return (
+        "SELECT DISTINCT ?p ?dir WHERE { "
+        f'{{ {frontier} ?x ?p ?y . BIND("f" AS ?dir) }} UNION '
+        f'{{ {frontier} ?y ?p ?x . BIND("b" AS ?dir) }} }} LIMIT {int(limit)}'
+    )
+
+
+def labels_query(nodes: Sequence[Term], label_predicates: Sequence[str]) -> str:
+    return (
+        f"SELECT ?x ?l WHERE {{ {values('x', (sparql_term(n) for n in nodes))} "
+        f"{values('lp', (iri_ref(p) for p in label_predicates))} ?x ?lp ?l . }}"
+    )
+
+
+def lookup_query(
+    names: Sequence[str], label_predicates: Sequence[str], languages: Sequence[str], limit: int
+) -> str:
+    """Nodes whose label is exactly one of `names` (plain or language-tagged)."""
+    candidates = [literal(n) for n in names]
+    candidates += [literal(n, lang=lang) for n in names for lang in languages]
+    return (
+        f"SELECT DISTINCT ?x WHERE {{ {values('l', candidates)} "
+        f"{values('lp', (iri_ref(p) for p in label_predicates))} ?x ?lp ?l . }} LIMIT {int(limit)}"
+    )
+
+
+def exists_query(node: Term) -> str:
+    t = sparql_term(node)
+    return f"ASK {{ {{ {t} ?p ?o }} UNION {{ ?s ?p {t} }} }}"

@@ -1,0 +1,146 @@
+"""Instantiating a reasoning path on a KG: bind, connect (hop by hop), merge.
+
+Connecting is a breadth-first walk done a whole layer at a time: the frontier of every node
+reached so far is expanded over all candidate relations of the next NL relation in one query
+(the published code issues about five queries per expanded node). The layer is capped at
+`frontier_cap` distinct nodes, chosen deterministically, and the cap is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from readi_graph.envs.base import Term, Triple
+from readi_graph.envs.kg import Edge, KnowledgeGraph, Resolution
+from readi_graph.paths import Binding, Candidate, KGPath
+
+
+def bind(kg: KnowledgeGraph, path: KGPath, top_k: int = 5) -> list[Binding]:
+    """Top-k KG relations for each NL relation of `path` (BM25, fused with dense if present)."""
+    index = kg.relation_index
+    return [
+        tuple(Candidate(relation, "both", score) for relation, score in index.search(nl, top_k))
+        for nl in path.relations
+    ]
+
+
+@dataclass
+class Hop:
+    """One NL relation walked: the candidates tried, and what connected."""
+
+    relation: str
+    candidates: Binding
+    edges: list[Edge] = field(default_factory=list)
+    reached: int = 0  # distinct next nodes before the cap
+    capped: bool = False  # more than frontier_cap nodes were reached; the rest were dropped
+    truncated: bool = False  # the query row limit cut the expansion short
+
+    @property
+    def connected(self) -> bool:
+        return bool(self.edges)
+
+    @property
+    def matched(self) -> list[tuple[str, bool]]:
+        """The (relation, forward) pairs among the candidates that actually connected."""
+        return sorted({(e.relation, e.forward) for e in self.edges})
+
+
+@dataclass
+class Instance:
+    """A path instantiated (fully or half-way) from one topic entity."""
+
+    path: KGPath
+    start: Resolution
+    hops: list[Hop] = field(default_factory=list)
+    frontier: tuple[Term, ...] = ()  # nodes at the end of the last connected hop
+    failed_at: int | None = None  # index of the first NL relation that did not connect
+
+    @property
+    def complete(self) -> bool:
+        return self.start.found and self.failed_at is None and bool(self.path.relations)
+
+    @property
+    def depth(self) -> int:
+        """How many NL relations were instantiated."""
+        return sum(1 for h in self.hops if h.connected)
+
+    def chains(self, ends: set[Term] | None = None) -> list[list[Edge]]:
+        """Edge layers restricted to walks that reach `ends` (default: the frontier)."""
+        keep = set(self.frontier) if ends is None else set(ends)
+        layers: list[list[Edge]] = []
+        for hop in reversed([h for h in self.hops if h.connected]):
+            layer = [e for e in hop.edges if e.target in keep]
+            layers.append(layer)
+            keep = {e.source for e in layer}
+        return list(reversed(layers))
+
+    def triples(self, ends: set[Term] | None = None) -> list[Triple]:
+        return sorted({e.triple for layer in self.chains(ends) for e in layer})
+
+
+def connect(
+    kg: KnowledgeGraph,
+    path: KGPath,
+    bindings: Sequence[Binding],
+    start: Resolution | None = None,
+) -> Instance:
+    """Walk `path` from its topic entity, one query per hop, until done or stuck."""
+    start = start or kg.resolve(path.topic)
+    instance = Instance(path, start, frontier=start.nodes)
+    if not start.found:
+        return instance
+    cap = kg.settings.frontier_cap
+    for position, (relation, candidates) in enumerate(zip(path.relations, bindings, strict=True)):
+        hop = Hop(relation, tuple(candidates))
+        instance.hops.append(hop)
+        expansion = kg.expand(
+            instance.frontier,
+            [c.relation for c in candidates if c.forward],
+            [c.relation for c in candidates if c.backward],
+        )
+        hop.truncated = expansion.truncated
+        if not kg.settings.revisit_topic:
+            expansion.edges = [e for e in expansion.edges if e.target not in start.nodes]
+        if not expansion.edges:
+            instance.failed_at = position
+            return instance
+        reached = sorted({e.target for e in expansion.edges})
+        hop.reached = len(reached)
+        if len(reached) > cap:
+            hop.capped = True
+            kept = set(reached[:cap])
+            reached = reached[:cap]
+            hop.edges = [e for e in expansion.edges if e.target in kept]
+        else:
+            hop.edges = expansion.edges
+        instance.frontier = tuple(reached)
+    return instance
+
+
+@dataclass
+class Merged:
+    """Answers of a multi-constraint question: the intersection over topic entities."""
+
+    answers: tuple[Term, ...]
+    evidence: list[Triple]
+    intersected: bool  # False when the constraints share no node and the union was kept
+
+
+def merge(instances: Sequence[Instance]) -> Merged:
+    """Intersect the end nodes reached from each topic entity (paper §4.5).
+
+    Only complete instances vote. When their ends do not intersect (a constraint the KG cannot
+    satisfy together), the union is kept and `intersected` says so, rather than answering
+    from nothing.
+    """
+    voters = [i for i in instances if i.complete and i.frontier]
+    if not voters:
+        return Merged((), [], False)
+    common = set(voters[0].frontier)
+    for instance in voters[1:]:
+        common &= set(instance.frontier)
+    intersected = bool(common) or len(voters) == 1
+    answers = common if common else {t for i in voters for t in i.frontier}
+    evidence = sorted({t for i in voters for t in i.triples(answers)})
+    return Merged(tuple(sorted(answers)), evidence, intersected)

