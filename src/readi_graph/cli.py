@@ -40,8 +40,8 @@ def _eval_metaqa(args: argparse.Namespace) -> int:
     if args.planner != "gold":
         print(f"planner {args.planner!r} is not available yet; use --planner gold", file=sys.stderr)
         return 2
-    kg = _load_metaqa_kg(args)
     questions = itertools.islice(load_questions(args.data, args.hops, args.split), args.limit)
+    kg = _load_metaqa_kg(args)
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
     try:
         summary = gold.evaluate(

@@ -219,6 +219,9 @@ class KnowledgeGraph:
         """
         from readi_graph.envs.kg_remote import EndpointBackend
 
+        # Virtuoso silently stops at ResultSetMaxRows (10,000 by default): stay under it so a
+        # cut-off expansion is seen and reported as truncated.
+        settings = settings or KGSettings(row_limit=9_999)
         backend = EndpointBackend(
             url, timeout=timeout, max_retries=max_retries, default_graph=default_graph, **client
         )

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from readi_graph.envs.base import ReadiError
 from readi_graph.envs.kg_local import METAQA_RELATION
 from readi_graph.paths import Candidate, KGPath
 
@@ -43,7 +44,7 @@ class MetaQAQuestion:
     hops: int
 
 
-class DatasetError(ValueError):
+class DatasetError(ReadiError, ValueError):
     """The dataset directory does not have the expected layout or content."""
 
 
@@ -72,13 +73,20 @@ def gold_path(question: MetaQAQuestion) -> tuple[KGPath, list[tuple[Candidate, .
 
 
 def load_questions(data: str | Path, hops: int, split: str = "dev") -> Iterator[MetaQAQuestion]:
-    """Questions of one hop count and split, with their types, in file order."""
+    """Questions of one hop count and split, with their types, in file order.
+
+    The files are checked now (a wrong directory fails before any work); read lazily after.
+    """
     root = Path(data)
     qa = root / f"{hops}-hop" / "vanilla" / f"qa_{split}.txt"
     types = root / f"{hops}-hop" / f"qa_{split}_qtype.txt"
     for required in (qa, types):
         if not required.is_file():
             raise DatasetError(f"{required} is missing (expected the official MetaQA layout)")
+    return _read(qa, types, hops, split)
+
+
+def _read(qa: Path, types: Path, hops: int, split: str) -> Iterator[MetaQAQuestion]:
     with qa.open(encoding="utf-8") as lines, types.open(encoding="utf-8") as qtypes:
         for number, (line, qtype) in enumerate(zip(lines, qtypes, strict=True), 1):
             text, _, answers = line.rstrip("\n").partition("\t")

@@ -1,0 +1,69 @@
+"""Shared fixtures: the real MetaQA KB from ../shared/data, and a throw-away Virtuoso."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from servers import Virtuoso, start_virtuoso, virtuoso_available
+
+from readi_graph.envs.kg import KGSettings, KnowledgeGraph
+from readi_graph.envs.kg_local import metaqa_ntriples
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("READI_SHARED_DATA", ROOT.parent / "shared" / "data"))
+FIXTURES = Path(__file__).parent / "fixtures"
+METAQA_GRAPH = "urn:readi:test:metaqa"
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared data directory sits beside the project)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def metaqa_dir() -> Path:
+    return _need(SHARED_DATA / "metaqa")
+
+
+@pytest.fixture(scope="session")
+def freebase_dir() -> Path:
+    return _need(SHARED_DATA / "freebase")
+
+
+@pytest.fixture(scope="session")
+def metaqa_kg(metaqa_dir: Path) -> KnowledgeGraph:
+    return KnowledgeGraph.from_metaqa(metaqa_dir / "kb.txt")
+
+
+@pytest.fixture(scope="session")
+def freebase_mini() -> KnowledgeGraph:
+    """A hand-made Freebase-style KG with CVT (compound) nodes."""
+    from readi_graph.envs.kg import FREEBASE_NS
+
+    return KnowledgeGraph.from_file(
+        FIXTURES / "freebase_mini.ttl", KGSettings(entity_namespace=FREEBASE_NS)
+    )
+
+
+@pytest.fixture(scope="session")
+def virtuoso(metaqa_dir: Path) -> Iterator[Virtuoso]:
+    """Virtuoso with the MetaQA KB loaded in a named graph. CI must have it: no silent skip."""
+    if not virtuoso_available():
+        if os.environ.get("CI"):
+            pytest.fail("CI needs virtuoso-opensource (installed by .ci/run)")
+        pytest.skip("virtuoso-opensource is not installed (apt-get install virtuoso-opensource)")
+    server = start_virtuoso()
+    try:
+        server.load_ntriples(metaqa_ntriples(metaqa_dir / "kb.txt"), METAQA_GRAPH)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def virtuoso_kg(virtuoso: Virtuoso) -> KnowledgeGraph:
+    return KnowledgeGraph.from_endpoint(virtuoso.endpoint, default_graph=METAQA_GRAPH)

@@ -1,0 +1,50 @@
+"""`readi eval metaqa --planner gold`: progress on stderr, one JSON summary as the last line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from readi_graph.cli import main
+
+
+def test_eval_metaqa_gold(
+    metaqa_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    code = main(
+        [
+            "eval",
+            "metaqa",
+            "--data",
+            str(metaqa_dir),
+            "--hops",
+            "2",
+            "--split",
+            "dev",
+            "--planner",
+            "gold",
+            "--limit",
+            "60",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["n"] == 60
+    assert summary["hit"] == 1.0 and summary["coverage"] == 1.0
+    assert 0 < summary["queries_per_question"] <= 4  # resolve + 2 hops + labels
+    lines = out.read_text().splitlines()
+    assert len(lines) == 60 and json.loads(lines[0])["hit"] is True
+
+
+def test_missing_dataset_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "kb.txt").write_text("A|directed_by|B\n", encoding="utf-8")
+    code = main(["eval", "metaqa", "--data", str(tmp_path), "--hops", "1"])
+    assert code == 1
+    assert "official MetaQA layout" in capsys.readouterr().err

@@ -1,0 +1,76 @@
+"""Diagnosis: the paper's reasons, with half-way instances and ranked candidate relations."""
+
+from __future__ import annotations
+
+from readi_graph.diagnosis import diagnose, unparseable
+from readi_graph.envs.kg import FREEBASE_NS, KnowledgeGraph
+from readi_graph.envs.kg_local import METAQA_RELATION
+from readi_graph.instantiation import connect
+from readi_graph.paths import Candidate, KGPath
+
+
+def fb(name: str) -> tuple[Candidate, ...]:
+    return (Candidate(FREEBASE_NS + name),)
+
+
+def mq(name: str, direction: str = "both") -> tuple[Candidate, ...]:
+    return (Candidate(METAQA_RELATION + name, direction),)  # type: ignore[arg-type]
+
+
+def test_success_needs_no_edit(freebase_mini: KnowledgeGraph) -> None:
+    path = KGPath("Barack Obama", ("children",))
+    instance = connect(freebase_mini, path, [fb("people.person.children")])
+    assert diagnose(freebase_mini, "who are obama's children", [instance]).ok
+
+
+def test_compound_ending_offers_the_way_out(freebase_mini: KnowledgeGraph) -> None:
+    """Paper Figure 3: France -> adjoin ends in compound nodes; offer what leaves them."""
+    instance = connect(
+        freebase_mini, KGPath("France", ("border",)), [fb("location.location.adjoin_s")]
+    )
+    d = diagnose(freebase_mini, "which countries border france", [instance])
+    assert [r.kind for r in d.reasons] == ["compound_end"]
+    assert d.halfway == ["France -> location.location.adjoin_s -> <compound>"]
+    offered = {(c.name, c.forward) for c in d.candidates}
+    assert ("location.adjoining_relationship.adjoins", True) in offered
+    assert ("location.location.adjoin_s", False) in offered
+
+
+def test_irrelevant_relation_reports_position_and_neighbours(metaqa_kg: KnowledgeGraph) -> None:
+    path = KGPath("Joel Zwick", ("directed", "nationality"))
+    instance = connect(metaqa_kg, path, [mq("directed_by", "backward"), ()])
+    d = diagnose(metaqa_kg, "in which language are the films of Joel Zwick", [instance])
+    (reason,) = d.reasons
+    assert reason.kind == "irrelevant_relation" and reason.position == 1
+    assert reason.relation == "nationality" and '"nationality"' in reason.message
+    assert d.halfway == ["Joel Zwick -> directed_by -> My Big Fat Greek Wedding"]
+    names = [c.name for c in d.candidates]
+    assert "in_language" in names
+    # Ranked by similarity to the question: the language relation comes first.
+    assert names[0] == "in_language"
+
+
+def test_unknown_entity_and_empty_path(metaqa_kg: KnowledgeGraph) -> None:
+    unknown = connect(
+        metaqa_kg, KGPath("Zzyzx Road Movie 9", ("directed by",)), [mq("directed_by")]
+    )
+    empty = connect(metaqa_kg, KGPath("Tom Hanks", ()), [])
+    d = diagnose(metaqa_kg, "who directed it", [unknown, empty])
+    assert [r.kind for r in d.reasons] == ["unknown_entity", "empty_path"]
+    assert "Zzyzx Road Movie 9" in d.reasons[0].message
+    assert {c.name for c in d.candidates} >= {"starred_actors", "directed_by"}
+
+
+def test_caps_and_determinism(metaqa_kg: KnowledgeGraph) -> None:
+    path = KGPath("Drama", ("genre of", "nationality"))
+    instance = connect(metaqa_kg, path, [mq("has_genre", "backward"), ()])
+    first = diagnose(metaqa_kg, "q", [instance], halfway_cap=15, candidate_cap=3)
+    second = diagnose(metaqa_kg, "q", [instance], halfway_cap=15, candidate_cap=3)
+    assert len(first.halfway) == 15 and len(first.candidates) == 3
+    assert first == second
+
+
+def test_unparseable_output_is_a_diagnosis() -> None:
+    d = unparseable("I think the answer is Paris!!", "Entity -> relation -> relation")
+    assert not d.ok and d.reasons[0].kind == "unparseable_path"
+    assert "Entity -> relation" in d.reasons[0].message

@@ -1,0 +1,161 @@
+"""Connecting paths on the real MetaQA KB and a Freebase-style KG: faithful and O(1) per hop."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from readi_graph.envs.base import Term
+from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
+from readi_graph.envs.kg_local import METAQA_RELATION, load_metaqa
+from readi_graph.eval.metaqa import gold_path, gold_plan, load_questions
+from readi_graph.instantiation import bind, connect, merge
+from readi_graph.paths import Candidate, KGPath
+
+
+def rel(name: str, direction: str = "both") -> tuple[Candidate, ...]:
+    return (Candidate(METAQA_RELATION + name, direction),)  # type: ignore[arg-type]
+
+
+def names(kg: KnowledgeGraph, terms: tuple[Term, ...]) -> set[str]:
+    return {v or "" for v in kg.labels(terms).values()}
+
+
+def test_gold_plan_from_question_type() -> None:
+    plan = gold_plan("actor_to_movie_to_director")
+    assert [(c.relation.removeprefix(METAQA_RELATION), c.direction) for c in plan] == [
+        ("starred_actors", "backward"),
+        ("directed_by", "forward"),
+    ]
+    with pytest.raises(ValueError):
+        gold_plan("movie_to_planet")
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3])
+def test_gold_paths_reach_the_gold_answers_with_one_query_per_hop(
+    metaqa_kg: KnowledgeGraph, metaqa_dir: Path, hops: int
+) -> None:
+    for question in itertools.islice(load_questions(metaqa_dir, hops, "dev"), 0, 2000, 50):
+        path, bindings = gold_path(question)
+        start = metaqa_kg.resolve(question.topic)
+        with count_queries() as queries:
+            instance = connect(metaqa_kg, path, bindings, start)
+        assert instance.complete
+        assert queries.n == hops  # one query per hop, whatever the frontier size
+        found = names(metaqa_kg, instance.frontier)
+        assert set(question.answers) <= found | {"Paris", "Texas"}  # MetaQA splits "Paris, Texas"
+
+
+def test_paths_may_end_in_literals_and_start_from_them(metaqa_kg: KnowledgeGraph) -> None:
+    gump = connect(metaqa_kg, KGPath("Forrest Gump", ("release year",)), [rel("release_year")])
+    assert gump.frontier == (Term.literal("1994", "http://www.w3.org/2001/XMLSchema#gYear"),)
+    back = metaqa_kg.expand(gump.frontier, [], [METAQA_RELATION + "release_year"])
+    assert Term.iri("urn:readi:metaqa:entity:Forrest%20Gump") in {e.target for e in back.edges}
+
+
+def test_candidates_are_tried_in_both_directions_and_matches_kept(
+    metaqa_kg: KnowledgeGraph,
+) -> None:
+    path = KGPath("Tom Hanks", ("acted in", "directed by"))
+    bindings = [rel("starred_actors") + rel("has_genre"), rel("directed_by")]
+    instance = connect(metaqa_kg, path, bindings)
+    assert instance.complete
+    assert instance.hops[0].matched == [(METAQA_RELATION + "starred_actors", False)]
+    assert "Robert Zemeckis" in names(metaqa_kg, instance.frontier)
+
+
+def test_stuck_path_reports_the_position(metaqa_kg: KnowledgeGraph) -> None:
+    path = KGPath("Tom Hanks", ("acted in", "release year", "directed by"))
+    instance = connect(
+        metaqa_kg, path, [rel("starred_actors"), rel("release_year"), rel("directed_by")]
+    )
+    assert not instance.complete and instance.failed_at == 2 and instance.depth == 2
+    assert all(t.is_literal for t in instance.frontier)  # the half-way instances are kept
+
+
+def test_unknown_topic_entity_is_a_result_not_an_exception(metaqa_kg: KnowledgeGraph) -> None:
+    instance = connect(
+        metaqa_kg, KGPath("No Such Film 1234", ("directed by",)), [rel("directed_by")]
+    )
+    assert not instance.start.found and not instance.complete and instance.hops == []
+
+
+def test_frontier_cap_is_deterministic_and_reported(metaqa_dir: Path) -> None:
+    capped = KnowledgeGraph(load_metaqa(metaqa_dir / "kb.txt"), KGSettings(frontier_cap=5))
+    path = KGPath("Drama", ("genre of",))
+    first = connect(capped, path, [rel("has_genre", "backward")])
+    second = connect(capped, path, [rel("has_genre", "backward")])
+    hop = first.hops[0]
+    assert hop.capped and hop.reached > 1000 and len(first.frontier) == 5
+    assert first.frontier == second.frontier
+    assert {e.target for e in hop.edges} == set(first.frontier)
+
+
+def test_long_frontiers_are_chunked(metaqa_dir: Path) -> None:
+    chunked = KnowledgeGraph(load_metaqa(metaqa_dir / "kb.txt"), KGSettings(chunk_size=10))
+    path = KGPath("Tom Hanks", ("acted in", "directed by"))
+    start = chunked.resolve("Tom Hanks")
+    with count_queries() as queries:
+        instance = connect(
+            chunked, path, [rel("starred_actors", "backward"), rel("directed_by")], start
+        )
+    movies = instance.hops[0].reached
+    assert movies > 10 and queries.n == 1 + -(-movies // 10)
+
+
+def test_walks_do_not_return_to_the_topic(metaqa_kg: KnowledgeGraph) -> None:
+    path = KGPath("Forrest Gump", ("directed by", "directed"))
+    instance = connect(
+        metaqa_kg, path, [rel("directed_by", "forward"), rel("directed_by", "backward")]
+    )
+    assert "Forrest Gump" not in names(metaqa_kg, instance.frontier)
+    assert "Back to the Future" in names(metaqa_kg, instance.frontier)
+
+
+def test_merge_intersects_topic_entities(metaqa_kg: KnowledgeGraph) -> None:
+    hanks = connect(
+        metaqa_kg, KGPath("Tom Hanks", ("acted in",)), [rel("starred_actors", "backward")]
+    )
+    zemeckis = connect(
+        metaqa_kg, KGPath("Robert Zemeckis", ("directed",)), [rel("directed_by", "backward")]
+    )
+    merged = merge([hanks, zemeckis])
+    assert merged.intersected
+    assert {"Forrest Gump", "The Polar Express"} <= names(metaqa_kg, merged.answers)
+    assert names(metaqa_kg, merged.answers) < names(metaqa_kg, hanks.frontier)
+    # Evidence holds only the triples that lead to the merged answers.
+    assert {t.subject for t in merged.evidence} <= set(merged.answers)
+
+
+def test_merge_keeps_the_union_when_constraints_disagree(metaqa_kg: KnowledgeGraph) -> None:
+    a = connect(
+        metaqa_kg, KGPath("Forrest Gump", ("directed by",)), [rel("directed_by", "forward")]
+    )
+    b = connect(metaqa_kg, KGPath("Kismet", ("written by",)), [rel("written_by", "forward")])
+    merged = merge([a, b])
+    assert not merged.intersected and set(merged.answers) == set(a.frontier) | set(b.frontier)
+    assert merge([]).answers == ()
+
+
+def test_compound_nodes_are_walked_through(freebase_mini: KnowledgeGraph) -> None:
+    path = KGPath("France", ("borders", "adjoins"))
+    bindings = [
+        (Candidate(FREEBASE_NS + "location.location.adjoin_s"),),
+        (Candidate(FREEBASE_NS + "location.adjoining_relationship.adjoins"),),
+    ]
+    instance = connect(freebase_mini, path, bindings)
+    assert names(freebase_mini, instance.frontier) == {"Germany", "Spain"}
+    assert len(instance.triples()) == 4
+
+
+def test_bind_uses_the_relation_index(freebase_mini: KnowledgeGraph) -> None:
+    (spouse, children) = bind(
+        freebase_mini, KGPath("Barack Obama", ("spouse", "children")), top_k=3
+    )
+    assert spouse[0].relation == FREEBASE_NS + "people.person.spouse_s" or any(
+        c.relation.endswith("marriage.spouse") for c in spouse
+    )
+    assert children[0].relation == FREEBASE_NS + "people.person.children"
+    assert all(c.direction == "both" for c in spouse + children)

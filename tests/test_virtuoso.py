@@ -1,0 +1,78 @@
+"""The same instantiation against a real Virtuoso over HTTP (the store the paper used)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import httpx
+import pytest
+from servers import Virtuoso
+
+from readi_graph.diagnosis import diagnose
+from readi_graph.envs.kg import KnowledgeGraph, count_queries
+from readi_graph.eval.metaqa import gold_path, load_questions
+from readi_graph.instantiation import connect
+from readi_graph.paths import KGPath
+
+pytestmark = pytest.mark.virtuoso
+
+
+def triple_count(server: Virtuoso) -> int:
+    r = httpx.post(
+        server.endpoint,
+        data={"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"},
+        headers={"Accept": "application/sparql-results+json"},
+    )
+    return int(r.json()["results"]["bindings"][0]["n"]["value"])
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3])
+def test_endpoint_and_embedded_store_agree(
+    virtuoso_kg: KnowledgeGraph, metaqa_kg: KnowledgeGraph, metaqa_dir: Path, hops: int
+) -> None:
+    for question in itertools.islice(load_questions(metaqa_dir, hops, "dev"), 0, 3000, 150):
+        path, bindings = gold_path(question)
+        with count_queries() as queries:
+            remote = connect(virtuoso_kg, path, bindings)
+        local = connect(metaqa_kg, path, bindings)
+        assert remote.complete and queries.n == 1 + hops  # resolve + one query per hop
+        assert remote.frontier == local.frontier
+        assert set(question.answers) <= {
+            v for v in virtuoso_kg.labels(remote.frontier).values()
+        } | {"Paris", "Texas"}
+
+
+def test_relations_and_diagnosis_over_http(virtuoso_kg: KnowledgeGraph) -> None:
+    assert len(virtuoso_kg.relations()) == 9
+    instance = connect(virtuoso_kg, KGPath("Joel Zwick", ("directed", "language")), [(), ()])
+    d = diagnose(virtuoso_kg, "which language are the films of Joel Zwick in", [instance])
+    assert d.reasons[0].kind == "irrelevant_relation"
+    assert "directed_by" in {c.name for c in d.candidates}
+
+
+def test_hostile_names_reach_virtuoso_only_as_literals(
+    virtuoso: Virtuoso, virtuoso_kg: KnowledgeGraph
+) -> None:
+    before = triple_count(virtuoso)
+    hostile = [
+        'x" } INSERT DATA { GRAPH <urn:evil> { <urn:a> <urn:b> <urn:c> } } #',
+        'x" } ; DELETE WHERE { ?s ?p ?o } ; SELECT * { "',
+        'x" . SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } } #',
+        "<urn:x> } CLEAR ALL #",
+        "nul\x00byte and \\ backslash",
+    ]
+    for name in hostile:
+        assert not virtuoso_kg.resolve(name).found
+    assert triple_count(virtuoso) == before
+
+
+def test_literal_frontiers_work_remotely(virtuoso_kg: KnowledgeGraph) -> None:
+    from readi_graph.envs.kg_local import METAQA_RELATION
+
+    gump = virtuoso_kg.resolve("Forrest Gump").nodes
+    (year,) = {
+        e.target for e in virtuoso_kg.expand(gump, [METAQA_RELATION + "release_year"], []).edges
+    }
+    back = virtuoso_kg.expand([year], [], [METAQA_RELATION + "release_year"])
+    assert gump[0] in {e.target for e in back.edges}
