@@ -100,8 +100,10 @@ def connect(
             [c.relation for c in candidates if c.backward],
         )
         hop.truncated = expansion.truncated
-        if not kg.settings.revisit_topic:
-            expansion.edges = [e for e in expansion.edges if e.target not in start.nodes]
+        if not kg.settings.revisit_topic:  # a self-loop on the topic is a fact, not a return
+            expansion.edges = [
+                e for e in expansion.edges if e.target not in start.nodes or e.source in start.nodes
+            ]
         if not expansion.edges:
             instance.failed_at = position
             return instance

@@ -73,8 +73,8 @@ class KGSettings:
     compound: Literal["unlabelled", "blank"] = "unlabelled"
     # Prefix that turns a short id such as "m.0d3k14" into an IRI (Freebase: FREEBASE_NS).
     entity_namespace: str | None = None
-    # A walk never comes back to its topic entity: "films that share a director with X" means
-    # the other films (MetaQA's answers are built this way too).
+    # A walk never comes back to its topic entity from elsewhere: "films that share a director
+    # with X" means the other films (MetaQA's answers are built this way too).
     revisit_topic: bool = False
     frontier_cap: int = 200  # distinct nodes kept per hop (the paper's queue threshold)
     chunk_size: int = 200  # frontier nodes per VALUES block: one query per hop up to the cap
@@ -367,9 +367,7 @@ class KnowledgeGraph:
             index = self._normalized
         if index is None:
             index = {}
-            predicates = (sparql.iri_ref(p) for p in self.settings.label_predicates)
-            query = f"SELECT ?x ?l WHERE {{ {sparql.values('lp', predicates)} ?x ?lp ?l . }}"
-            for row in self._select(query):
+            for row in self._select(sparql.all_labels_query(self.settings.label_predicates)):
                 if "x" in row and "l" in row:
                     index.setdefault(normalize_name(row["l"].value), []).append(row["x"])
             with self._lock:
