@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from readi_graph.envs.base import Term, Triple
-from readi_graph.envs.kg import Edge, KnowledgeGraph, Resolution
+from readi_graph.envs.kg import Edge, KnowledgeGraph
+from readi_graph.envs.names import Resolution
 from readi_graph.paths import Binding, Candidate, KGPath
 
 

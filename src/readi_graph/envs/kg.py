@@ -8,10 +8,7 @@ around stuck nodes. Every query goes through `_select`/`_ask`, which count them 
 
 from __future__ import annotations
 
-import re
 import threading
-import unicodedata
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -20,16 +17,16 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from readi_graph.envs import sparql
-from readi_graph.envs.base import Term, Triple, UnsafeQueryInput
+from readi_graph.envs.base import Term, Triple
 from readi_graph.envs.kg_local import (
     RDFS_LABEL,
     SKOLEM_BASE,
-    OxigraphBackend,
     RdflibBackend,
     load_file,
     load_metaqa,
     rdflib_to_oxigraph,
 )
+from readi_graph.envs.names import Names, Resolution
 from readi_graph.retrieval import RelationIndex, local_name
 
 SKOS_PREF_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
@@ -83,19 +80,6 @@ class KGSettings:
     max_entity_matches: int = 10
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """What a topic entity named by the user (or the LLM) refers to in the KG."""
-
-    name: str
-    nodes: tuple[Term, ...]
-    match: Literal["iri", "exact", "normalized", "none"]
-
-    @property
-    def found(self) -> bool:
-        return bool(self.nodes)
-
-
 @dataclass(frozen=True, order=True)
 class Edge:
     """One step of a walk: from `source` over `relation` to `target`.
@@ -141,16 +125,6 @@ def count_queries() -> Iterator[QueryCount]:
         _counter.reset(token)
 
 
-def normalize_name(text: str) -> str:
-    """Case-, accent- and whitespace-insensitive form of a name."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.casefold().split())
-
-
-_SHORT_ID = re.compile(r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$")
-
-
 class KnowledgeGraph:
     """A knowledge graph Readi can instantiate reasoning paths on."""
 
@@ -167,11 +141,8 @@ class KnowledgeGraph:
         self.settings = settings or KGSettings()
         self.name = name
         self._relations = tuple(relations) if relations is not None else None
-        self._scan_labels = scan_labels
         self._lock = threading.Lock()
-        self._labels: OrderedDict[Term, str | None] = OrderedDict()
-        self._label_cache_size = 200_000
-        self._normalized: dict[str, list[Term]] | None = None
+        self.names = Names(self._select, self._ask, self.settings, scan_labels=scan_labels)
         self._index: RelationIndex | None = None
         self.queries_total = 0
 
@@ -243,6 +214,9 @@ class KnowledgeGraph:
         self._count()
         return self.backend.ask(query)
 
+    def _walkable(self, relation: str) -> bool:
+        return sparql.is_safe_iri(relation) and not self.is_hidden(relation)
+
     def is_hidden(self, relation: str) -> bool:
         s = self.settings
         return relation in s.label_predicates or relation.startswith(s.hidden_relations)
@@ -272,41 +246,10 @@ class KnowledgeGraph:
                 index = self._index
         return index
 
-    # --- labels ----------------------------------------------------------------------------
-    def _best_label(self, candidates: list[Term]) -> str | None:
-        def preference(t: Term) -> tuple[int, str]:
-            if t.lang in self.settings.languages:
-                return (0, t.value)
-            return (1 if not t.lang else 2, t.value)
-
-        return min(candidates, key=preference).value if candidates else None
-
+    # --- names ---------------------------------------------------------------------------
     def labels(self, terms: Iterable[Term]) -> dict[Term, str | None]:
-        """Label of each term (a literal is its own label; None = no label). Cached."""
-        wanted = list(dict.fromkeys(terms))
-        result: dict[Term, str | None] = {}
-        missing: list[Term] = []
-        with self._lock:
-            for t in wanted:
-                if t.kind == "literal":
-                    result[t] = t.value
-                elif t.kind == "bnode":
-                    result[t] = None
-                elif t in self._labels:
-                    result[t] = self._labels[t]
-                else:
-                    missing.append(t)
-        for chunk in sparql.chunked(missing, self.settings.label_chunk):
-            found: dict[Term, list[Term]] = {}
-            for row in self._select(sparql.labels_query(chunk, self.settings.label_predicates)):
-                if "x" in row and "l" in row and row["l"].kind == "literal":
-                    found.setdefault(row["x"], []).append(row["l"])
-            with self._lock:
-                for t in chunk:
-                    result[t] = self._labels[t] = self._best_label(found.get(t, []))
-                while len(self._labels) > self._label_cache_size:
-                    self._labels.popitem(last=False)
-        return result
+        """Label of each term (a literal is its own label; None = no label). Batched, cached."""
+        return self.names.labels(terms)
 
     def is_compound(self, term: Term, label: str | None) -> bool:
         """Freebase CVTs and blank nodes: nodes that only join other nodes together."""
@@ -324,55 +267,13 @@ class KnowledgeGraph:
             return "<compound>"
         return local_name(term.value)
 
-    # --- entity resolution -----------------------------------------------------------------
     def resolve(self, name: str) -> Resolution:
-        """Topic entity (name or IRI) -> nodes: IRI, then exact label, then normalized label.
+        """Topic entity (name or IRI) -> nodes: IRI, exact label, then normalized label.
 
         An unknown entity is a `Resolution` with no nodes, not an exception: the diagnosis
         reports it to the LLM.
         """
-        text = name.strip()
-        iri = sparql.as_iri(text)
-        if iri is not None:
-            node = Term.iri(iri)
-            try:
-                exists = self._ask(sparql.exists_query(node))
-            except UnsafeQueryInput:
-                exists = False
-            return Resolution(name, (node,) if exists else (), "iri" if exists else "none")
-        if not text:
-            return Resolution(name, (), "none")
-        cap = self.settings.max_entity_matches
-        rows = self._select(
-            sparql.lookup_query(
-                [text], self.settings.label_predicates, self.settings.languages, cap
-            )
-        )
-        nodes = sorted({r["x"] for r in rows if "x" in r})
-        if nodes:
-            return Resolution(name, tuple(nodes[:cap]), "exact")
-        ns = self.settings.entity_namespace
-        if ns and _SHORT_ID.match(text):
-            node = Term.iri(ns + text)
-            if self._ask(sparql.exists_query(node)):
-                return Resolution(name, (node,), "iri")
-        if self._scan_labels:
-            matches = self._normalized_index().get(normalize_name(text), [])
-            if matches:
-                return Resolution(name, tuple(sorted(matches)[:cap]), "normalized")
-        return Resolution(name, (), "none")
-
-    def _normalized_index(self) -> dict[str, list[Term]]:
-        with self._lock:
-            index = self._normalized
-        if index is None:
-            index = {}
-            for row in self._select(sparql.all_labels_query(self.settings.label_predicates)):
-                if "x" in row and "l" in row:
-                    index.setdefault(normalize_name(row["l"].value), []).append(row["x"])
-            with self._lock:
-                self._normalized = index
-        return index
+        return self.names.resolve(name)
 
     # --- set-at-a-time walking --------------------------------------------------------------
     def expand(
@@ -383,8 +284,10 @@ class KnowledgeGraph:
         One query per `chunk_size` nodes (one per hop up to the frontier cap), never one per
         node. Relations that are hidden or unsafe are dropped here, never sent.
         """
-        fwd = [p for p in dict.fromkeys(forward) if _safe_iri(p) and not self.is_hidden(p)]
-        bwd = [p for p in dict.fromkeys(backward) if _safe_iri(p) and not self.is_hidden(p)]
+        fwd = [p for p in dict.fromkeys(forward) if sparql.is_safe_iri(p) and not self.is_hidden(p)]
+        bwd = [
+            p for p in dict.fromkeys(backward) if sparql.is_safe_iri(p) and not self.is_hidden(p)
+        ]
         queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
         if not queryable or not (fwd or bwd):
             return Expansion([])
@@ -409,23 +312,3 @@ class KnowledgeGraph:
                 if "p" in r and "dir" in r and not self.is_hidden(r["p"].value):
                     found.add((r["p"].value, r["dir"].value == "f"))
         return sorted(found)
-
-
-def _safe_iri(value: str) -> bool:
-    try:
-        sparql.check_iri(value)
-    except UnsafeQueryInput:
-        return False
-    return True
-
-
-__all__ = [
-    "Backend",
-    "Edge",
-    "Expansion",
-    "KGSettings",
-    "KnowledgeGraph",
-    "OxigraphBackend",
-    "Resolution",
-    "count_queries",
-]

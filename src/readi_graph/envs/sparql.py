@@ -29,6 +29,14 @@ def check_iri(iri: str) -> str:
     return iri
 
 
+def is_safe_iri(value: str) -> bool:
+    try:
+        check_iri(value)
+    except UnsafeQueryInput:
+        return False
+    return True
+
+
 def as_iri(text: str) -> str | None:
     """The IRI a topic entity names, or None when it is a plain name.
 
