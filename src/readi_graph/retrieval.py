@@ -25,6 +25,10 @@ import snowballstemmer
 log = logging.getLogger(__name__)
 
 RRF_K = 60  # the constant of Cormack et al. (2009); rank 1 scores 1/61
+# all-MiniLM-L6-v2 cosine below which a relation is not a candidate on meaning alone. On the
+# MetaQA relations, unrelated phrases ("nationality", "award", "country") peak at 0.38 and
+# paraphrases ("acted in", "cast", "screenwriter") reach 0.44-0.74.
+DENSE_FLOOR = 0.4
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -129,12 +133,14 @@ class RelationIndex:
         labels: Mapping[str, str] | None = None,
         *,
         dense: bool | None = None,
+        dense_floor: float = DENSE_FLOOR,
     ) -> None:
         self.relations: list[str] = list(dict.fromkeys(relations))
         self.position = {r: i for i, r in enumerate(self.relations)}
         labels = labels or {}
         self.documents = [relation_text(r, labels.get(r)) for r in self.relations]
         self.dense = dense_available() if dense is None else dense
+        self.dense_floor = dense_floor
         import bm25s  # scipy-backed: imported on first index, not with the package
 
         self._bm25 = bm25s.BM25()
@@ -183,20 +189,23 @@ class RelationIndex:
 
     # --- fused ranking -------------------------------------------------------------------
     def scores(self, query: str) -> np.ndarray:
-        """One fused score per relation: RRF over BM25 and dense, or BM25 alone."""
-        rankings = [self.bm25_scores(query)]
-        if self.dense:
-            rankings.append(self.dense_scores(query))
-        if len(rankings) == 1:
-            return rankings[0]
+        """One fused score per relation: RRF over BM25 and dense, or BM25 alone.
+
+        A relation scores 0 (is no candidate) when no query word reaches it and its cosine
+        similarity is below `dense_floor`: on a KG with few relations, top-k by rank alone
+        would bind any phrase ("nationality") to half the inventory.
+        """
+        bm25 = self.bm25_scores(query)
+        if not self.dense:
+            return bm25
+        dense = self.dense_scores(query)
         fused = np.zeros(len(self.relations), dtype=np.float64)
-        for scores in rankings:
+        for scores, floor in ((bm25, 0.0), (dense, self.dense_floor)):
             order = np.argsort(-scores, kind="stable")
             ranks = np.empty_like(order)
             ranks[order] = np.arange(1, len(order) + 1)
-            # A relation no word of the query touches gets no BM25 credit at all.
             contribution = 1.0 / (RRF_K + ranks)
-            contribution[scores <= 0] = 0.0
+            contribution[scores <= floor] = 0.0
             fused += contribution
         return fused.astype(np.float32)
 

@@ -1,0 +1,47 @@
+"""Run settings: a frozen dataclass of JSON-able values (Studio and servers send it as JSON).
+
+Heavy objects (the chat model, the KG) are not here: `build_graph` closes over them. Nodes read
+the context through `settings(runtime)`, which falls back to the defaults when the graph runs
+without a context or inside a parent graph whose context is of another type.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(name, default)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadiContext:
+    model: str = field(
+        default_factory=lambda: _env("READI_MODEL", "gpt-4o-mini") or "gpt-4o-mini",
+        metadata={"description": "Chat model name, used when no model object is passed."},
+    )
+    temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})
+    max_edits: int = field(default=4, metadata={"description": "Edit calls allowed per question."})
+    top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
+    halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
+    candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})
+    evidence_cap: int = field(
+        default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
+    )
+    llm_retries: int = field(default=3, metadata={"description": "Attempts on transient errors."})
+
+
+DEFAULT_CONTEXT = ReadiContext()
+
+
+def settings(runtime: Any) -> ReadiContext:
+    """The run's `ReadiContext`, or the defaults (no context, or a parent graph's context)."""
+    context = getattr(runtime, "context", None)
+    if isinstance(context, ReadiContext):
+        return context
+    if isinstance(context, dict):
+        known = {f.name for f in fields(ReadiContext)}
+        return ReadiContext(**{k: v for k, v in context.items() if k in known})
+    return DEFAULT_CONTEXT

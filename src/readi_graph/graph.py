@@ -1,0 +1,83 @@
+"""Wiring only: START -> generate -> bind -> connect -> diagnose -> (edit -> bind | answer) -> END.
+
+The edit budget lives in state (`edits_used`) and the router, never in the recursion limit.
+`make_builder` returns the uncompiled graph so callers pick their checkpointer, cache and
+store; `build_graph` compiles it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
+
+from readi_graph.context import ReadiContext
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.llm import ModelRef, is_transient
+from readi_graph.nodes.answer import make_answer
+from readi_graph.nodes.bind import make_bind
+from readi_graph.nodes.connect import make_connect
+from readi_graph.nodes.diagnose import make_diagnose, route_after_diagnose
+from readi_graph.nodes.edit import make_edit
+from readi_graph.nodes.generate import make_generate
+from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
+
+
+def make_builder(
+    env: KnowledgeGraph,
+    llm: BaseChatModel | None = None,
+    *,
+    context: ReadiContext | None = None,
+    llm_retries: int = 3,
+    env_retries: int = 2,
+) -> StateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
+    """The Readi workflow over `env`, not yet compiled."""
+    if not isinstance(env, KnowledgeGraph):
+        raise TypeError(f"build_graph needs a KnowledgeGraph, got {type(env).__name__}")
+    model = ModelRef(llm, context or ReadiContext())
+    llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
+    env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
+
+    builder = StateGraph(
+        ReadiState, context_schema=ReadiContext, input_schema=ReadiInput, output_schema=ReadiOutput
+    )
+    nodes: list[tuple[str, Any, RetryPolicy]] = [  # (name, node function, retry policy)
+        ("generate", make_generate(model), llm_policy),
+        ("bind", make_bind(env), env_policy),
+        ("connect", make_connect(env), env_policy),
+        ("diagnose", make_diagnose(env), env_policy),
+        ("edit", make_edit(model), llm_policy),
+        ("answer", make_answer(env, model), llm_policy),
+    ]
+    for name, node, policy in nodes:
+        builder.add_node(name, node, retry_policy=policy)
+    builder.add_edge(START, "generate")
+    builder.add_edge("generate", "bind")
+    builder.add_edge("bind", "connect")
+    builder.add_edge("connect", "diagnose")
+    builder.add_conditional_edges("diagnose", route_after_diagnose)
+    builder.add_edge("edit", "bind")
+    builder.add_edge("answer", END)
+    return builder
+
+
+def build_graph(
+    env: KnowledgeGraph,
+    llm: BaseChatModel | None = None,
+    *,
+    checkpointer: Any = None,
+    cache: Any = None,
+    context: ReadiContext | None = None,
+    name: str = "readi",
+    **options: Any,
+) -> CompiledStateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
+    """Compile the Readi graph over a KG. `llm=None` uses ChatOpenAI from the environment.
+
+    `checkpointer` and `cache` pass through to `compile`; `context` sets the defaults used to
+    build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`).
+    """
+    builder = make_builder(env, llm, context=context, **options)
+    return builder.compile(checkpointer=checkpointer, cache=cache, name=name)

@@ -1,0 +1,107 @@
+"""Chat models: any LangChain `BaseChatModel`, or `ChatOpenAI` configured from the environment.
+
+`OPENAI_BASE_URL` points `ChatOpenAI` at any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
+`READI_MODEL` names the model. The model is resolved on first use, so a graph can be built (and
+shown in Studio) before a key is configured; the first call then fails with one clear error.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from readi_graph.context import ReadiContext
+from readi_graph.envs.base import EndpointUnavailable, ReadiError
+
+
+class ModelNotConfigured(ReadiError):
+    """No chat model was passed and none is configured in the environment."""
+
+
+def default_model(context: ReadiContext) -> BaseChatModel:
+    key = os.environ.get("OPENAI_API_KEY")
+    base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
+    if not key and not base_url:
+        raise ModelNotConfigured(
+            "no chat model: pass llm=<any LangChain chat model> to build_graph, or set "
+            "OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server "
+            "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>"
+        )
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=context.model,
+        base_url=base_url,
+        api_key=key or "EMPTY",  # type: ignore[arg-type]  # local servers ignore it
+        temperature=context.temperature,
+        use_responses_api=False,
+        timeout=120,
+        max_retries=0,  # retries are the graph's RetryPolicy, bounded and visible
+    )
+
+
+class ModelRef:
+    """The model a graph uses, resolved once, on first use."""
+
+    def __init__(self, llm: BaseChatModel | None, context: ReadiContext) -> None:
+        self._llm = llm
+        self._context = context
+        self._lock = threading.Lock()
+
+    def get(self) -> BaseChatModel:
+        with self._lock:
+            if self._llm is None:
+                self._llm = default_model(self._context)
+            return self._llm
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def _estimate(text: str) -> int:
+    return math.ceil(len(text) / 4)  # ~4 characters per token when the model reports none
+
+
+def call(llm: BaseChatModel, prompt: str) -> Reply:
+    """One model call with one user message; token counts as reported, else estimated."""
+    message = llm.invoke([HumanMessage(prompt)])
+    content = message.content
+    if isinstance(content, list):
+        content = "".join(
+            part if isinstance(part, str) else str(part.get("text", "")) for part in content
+        )
+    text = str(content)
+    usage = getattr(message, "usage_metadata", None) or {}
+    return Reply(
+        text,
+        int(usage.get("input_tokens") or _estimate(prompt)),
+        int(usage.get("output_tokens") or _estimate(text)),
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth retrying: timeouts, connection failures, rate limits and server errors."""
+    if isinstance(exc, TimeoutError | ConnectionError | EndpointUnavailable):
+        return True
+    try:
+        import httpx
+
+        if isinstance(exc, httpx.TransportError):
+            return True
+    except ImportError:  # pragma: no cover - httpx is a dependency
+        pass
+    name = type(exc).__name__
+    if name in {"APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError"}:
+        return True
+    status: Any = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)

@@ -1,0 +1,52 @@
+"""The graph's nodes, one module each; every `make_<node>` closes over the KG and the model.
+
+`Meter` measures a node run: wall time, KG queries and LLM calls/tokens, as a `usage` update
+that the state's reducer sums.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from types import TracebackType
+from typing import Any
+
+from readi_graph.envs.kg import QueryCount, count_queries
+from readi_graph.llm import Reply
+
+
+class Meter:
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.llm_calls = self.prompt_tokens = self.completion_tokens = 0
+        self._stack = ExitStack()
+        self._queries = QueryCount()
+        self._started = 0.0
+        self._ms = 0.0
+
+    def __enter__(self) -> Meter:
+        self._started = time.perf_counter()
+        self._queries = self._stack.enter_context(count_queries())
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stack.close()
+        self._ms = (time.perf_counter() - self._started) * 1000
+
+    def llm(self, reply: Reply) -> Reply:
+        self.llm_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        return reply
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "queries": self._queries.n,
+            "ms": {self.node: round(self._ms, 3)},
+        }

@@ -1,0 +1,145 @@
+"""Reading model output: tolerant, safe (no eval), and explicit about failure.
+
+Models wrap paths in code fences, add prose, drop JSON quotes, rename entities. We look for the
+last `Path:` block, try strict JSON first, then fall back to any `a -> b -> c` chains in the
+text. What cannot be read raises `OutputParseError`, which the graph turns into a diagnosis
+("unparseable path") instead of a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from readi_graph.envs.base import ReadiError
+from readi_graph.envs.names import normalize_name
+
+PATH_FORMAT = 'Path: {"Topic Entity": ["Topic Entity -> relation -> relation"]}'
+MAX_ALTERNATIVES = 5
+MAX_RELATIONS = 6  # longer chains are not plans any more
+MAX_RELATION_CHARS = 120
+
+_FENCE = re.compile(r"```[a-zA-Z]*\n?|```")
+_CHAIN = re.compile(r"[^\"\[\]{}\n]*?->[^\"\[\]{}\n]*")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+class OutputParseError(ReadiError, ValueError):
+    """Model output that does not contain what the prompt asked for."""
+
+
+def _balanced_object(text: str) -> str | None:
+    """The first `{...}` with balanced braces (quotes respected), or None."""
+    start = text.find("{")
+    while start != -1:
+        depth, in_string, escaped = 0, False, False
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_string:
+                escaped = ch == "\\" and not escaped
+                if ch == '"' and not escaped:
+                    in_string = False
+                continue
+            if ch == '"':
+                in_string = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[start : i + 1]
+        start = text.find("{", start + 1)
+    return None
+
+
+def _clean(part: str) -> str:
+    return part.strip().strip("\"'`[](),.;:*").strip()
+
+
+def _split_chain(chain: str) -> list[str]:
+    parts = [_clean(p) for p in chain.replace("→", "->").split("->")]
+    return [p for p in parts if p]
+
+
+def _chains(text: str) -> list[tuple[str | None, str]]:
+    """(key, chain) pairs: from a JSON object when there is one, else every `->` chain."""
+    found: list[tuple[str | None, str]] = []
+    block = _balanced_object(text)
+    if block is not None:
+        try:
+            data = json.loads(block)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            for key, value in data.items():
+                items = value if isinstance(value, list) else [value]
+                found += [(str(key), str(v)) for v in items if isinstance(v, str | int | float)]
+            if found:
+                return found
+    for line in text.replace("→", "->").splitlines():
+        found += [(None, m.group(0)) for m in _CHAIN.finditer(line) if "->" in m.group(0)]
+    return found
+
+
+def _topic_for(key: str | None, head: str, topics: Sequence[str]) -> str | None:
+    by_name = {normalize_name(t): t for t in topics}
+    for name in (head, key or ""):
+        if normalize_name(name) in by_name:
+            return by_name[normalize_name(name)]
+    if len(topics) == 1:  # the model renamed the only entity
+        return topics[0]
+    for name in (head, key or ""):
+        n = normalize_name(name)
+        matches = [t for t in topics if n and (n in normalize_name(t) or normalize_name(t) in n)]
+        if len(matches) == 1:
+            return matches[0]
+    return None
+
+
+def parse_kg_paths(
+    text: str, topics: Sequence[str], *, fill_missing: bool = True
+) -> dict[str, list[tuple[str, ...]]]:
+    """Alternatives of NL relation chains per topic entity, in the model's order.
+
+    A topic the model left out gets one empty path (which the diagnosis reports as such), or
+    no entry at all with `fill_missing=False` (an edit that corrects only one constraint).
+    """
+    if not topics:
+        raise OutputParseError("no topic entities to read paths for")
+    body = _FENCE.sub("", text or "")
+    marker = body.rfind("Path:")
+    region = body[marker + len("Path:") :] if marker != -1 else body
+    pairs = _chains(region) or (_chains(body) if marker != -1 else [])
+    plan: dict[str, list[tuple[str, ...]]] = {t: [] for t in topics}
+    for key, chain in pairs:
+        parts = _split_chain(chain)
+        if not parts:
+            continue
+        topic = _topic_for(key, parts[0], topics)
+        if topic is None:
+            continue
+        head_is_topic = normalize_name(parts[0]) in {
+            normalize_name(topic),
+            normalize_name(key or ""),
+        }
+        relations = tuple(parts[1:] if head_is_topic or "->" in chain else parts)
+        if len(relations) > MAX_RELATIONS or any(len(r) > MAX_RELATION_CHARS for r in relations):
+            continue
+        if relations not in plan[topic] and len(plan[topic]) < MAX_ALTERNATIVES:
+            plan[topic].append(relations)
+    if not any(plan.values()):
+        snippet = " ".join((text or "").split())[:160]
+        raise OutputParseError(f"no path found in {snippet!r}; expected {PATH_FORMAT}")
+    if not fill_missing:
+        return {t: alternatives for t, alternatives in plan.items() if alternatives}
+    return {t: alternatives or [()] for t, alternatives in plan.items()}
+
+
+def parse_answer(text: str) -> list[str] | None:
+    """Answers from the last `{a | b}` in the text; [] for an explicit `{}`; None if absent."""
+    groups = _BRACES.findall(_FENCE.sub("", text or ""))
+    if not groups:
+        return None
+    answers = [_clean(a) for a in re.split(r"\s*\|\s*", groups[-1])]
+    return list(dict.fromkeys(a for a in answers if a))

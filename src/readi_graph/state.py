@@ -1,0 +1,71 @@
+"""The graph's state: what comes in, what goes out, and what the nodes pass along.
+
+Everything is plain JSON (see `records.py`): checkpointers store it, Studio shows it, a parent
+graph can read it. Only `attempts` and `usage` accumulate; every other key is overwritten by
+the node that owns it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired, TypedDict
+
+Record = dict[str, Any]
+
+
+def add_usage(left: Record | None, right: Record | None) -> Record:
+    """Sum counters; per-node wall times (`ms`) are summed per node."""
+    merged: Record = dict(left or {})
+    for key, value in (right or {}).items():
+        if key == "ms":
+            ms = dict(merged.get("ms", {}))
+            for node, t in value.items():
+                ms[node] = round(ms.get(node, 0.0) + t, 3)
+            merged["ms"] = ms
+        else:
+            merged[key] = merged.get(key, 0) + value
+    return merged
+
+
+def add_attempts(left: list[Record] | None, right: list[Record] | None) -> list[Record]:
+    return [*(left or []), *(right or [])]
+
+
+class ReadiInput(TypedDict):
+    """What a caller passes to `graph.invoke`."""
+
+    question: str
+    topic_entities: NotRequired[list[str]]  # names or IRIs; several = several constraints
+
+
+class ReadiOutput(TypedDict, total=False):
+    """What `graph.invoke` returns."""
+
+    answer: str  # the model's final text
+    answers: list[str]  # parsed answers (or the instances themselves when unparseable)
+    evidence: list[list[str]]  # (subject, relation, object) triples behind the answers
+    grounded: bool  # every answer is a node of the evidence
+    path: list[str]  # the final reasoning path, `Entity -> relation -> ...`
+    edits: int  # edit calls spent
+    usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node
+    attempts: list[Record]  # each path tried, with what went wrong
+
+
+class ReadiState(TypedDict, total=False):
+    question: str
+    topic_entities: list[str]
+    # The plan: alternatives of NL relation chains per topic entity (from generate or edit).
+    plan: dict[str, list[list[str]]]
+    parse_error: str | None  # the model's output could not be read as a path
+    bindings: dict[str, list[list[list[Record]]]]  # topic -> alternative -> relation -> candidates
+    instances: list[Record]  # the chosen instance per topic entity
+    diagnosis: Record | None
+    edits_used: int
+    attempts: Annotated[list[Record], add_attempts]
+    usage: Annotated[Record, add_usage]
+    # outputs
+    answer: str
+    answers: list[str]
+    evidence: list[list[str]]
+    grounded: bool
+    path: list[str]
+    edits: int
