@@ -7,7 +7,9 @@ the node that owns it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import NotRequired, TypedDict  # noqa: UP035 - pydantic needs these on 3.11
 
 Record = dict[str, Any]
 

@@ -1,1 +1,21 @@
-"""A small demo KG (a slice of MetaQA, CC BY 3.0) for Studio and quickstarts."""
+"""A small demo KG for Studio, notebooks and first runs, loaded on its first query.
+
+`movies.txt` is a slice of MetaQA's knowledge base (every triple about the 69 films that star
+Tom Hanks or Meg Ryan, or that Robert Zemeckis or Joel Zwick directed or wrote; 1,049 lines).
+MetaQA is licensed CC BY 3.0 (Zhang et al., 2018; see LICENSE-MetaQA.txt beside this file).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.kg_local import LazyBackend, load_metaqa
+
+DEMO_KB = Path(str(resources.files(__name__).joinpath("movies.txt")))
+
+
+def demo_kg() -> KnowledgeGraph:
+    """The demo movie KG; nothing is read until the first query."""
+    return KnowledgeGraph(LazyBackend(lambda: load_metaqa(DEMO_KB)), name="demo-movies")

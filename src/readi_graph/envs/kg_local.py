@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -241,3 +241,26 @@ def rdflib_to_oxigraph(graph: Any) -> OxigraphBackend:
     store = ox.Store()
     store.bulk_extend(_skolemized(ox.parse(data, format=ox.RdfFormat.N_TRIPLES)))
     return OxigraphBackend(store)
+
+
+class LazyBackend:
+    """A backend loaded on its first query, so building a graph (e.g. for Studio) is instant."""
+
+    name = "lazy"
+
+    def __init__(self, load: Callable[[], OxigraphBackend | RdflibBackend]) -> None:
+        self._load = load
+        self._backend: OxigraphBackend | RdflibBackend | None = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> OxigraphBackend | RdflibBackend:
+        with self._lock:
+            if self._backend is None:
+                self._backend = self._load()
+            return self._backend
+
+    def select(self, query: str) -> list[dict[str, Term]]:
+        return self._get().select(query)
+
+    def ask(self, query: str) -> bool:
+        return self._get().ask(query)
