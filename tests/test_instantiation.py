@@ -164,5 +164,7 @@ def test_bind_uses_the_relation_index(freebase_mini: KnowledgeGraph) -> None:
 def test_a_self_loop_on_the_topic_is_kept(metaqa_kg: KnowledgeGraph) -> None:
     """MetaQA's film "Malcolm X" is written by the person "Malcolm X": one name, one node."""
     path = KGPath("Malcolm X", ("wrote", "genre"))
-    instance = connect(metaqa_kg, path, [rel("written_by", "backward"), rel("has_genre", "forward")])
+    instance = connect(
+        metaqa_kg, path, [rel("written_by", "backward"), rel("has_genre", "forward")]
+    )
     assert {"Drama", "Biography", "History"} <= names(metaqa_kg, instance.frontier)

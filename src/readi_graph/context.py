@@ -30,7 +30,6 @@ class ReadiContext:
     evidence_cap: int = field(
         default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
     )
-    llm_retries: int = field(default=3, metadata={"description": "Attempts on transient errors."})
 
 
 DEFAULT_CONTEXT = ReadiContext()

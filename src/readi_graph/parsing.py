@@ -58,8 +58,9 @@ def _clean(part: str) -> str:
 
 
 def _split_chain(chain: str) -> list[str]:
-    parts = [_clean(p) for p in chain.replace("→", "->").split("->")]
-    return [p for p in parts if p]
+    parts = chain.replace("→", "->").split("->")
+    parts[-1] = re.split(r"[.!?]\s", parts[-1])[0]  # a sentence may go on after the path
+    return [p for p in map(_clean, parts) if p]
 
 
 def _chains(text: str) -> list[tuple[str | None, str]]:
@@ -74,7 +75,7 @@ def _chains(text: str) -> list[tuple[str | None, str]]:
         if isinstance(data, dict):
             for key, value in data.items():
                 items = value if isinstance(value, list) else [value]
-                found += [(str(key), str(v)) for v in items if isinstance(v, str | int | float)]
+                found += [(str(key), v) for v in items if isinstance(v, str)]
             if found:
                 return found
     for line in text.replace("→", "->").splitlines():

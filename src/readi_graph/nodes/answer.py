@@ -39,7 +39,7 @@ def _evidence(instances: list[Instance]) -> tuple[tuple[Term, ...], list[Any]]:
 def make_answer(
     kg: KnowledgeGraph, model: ModelRef
 ) -> Callable[[ReadiState, Runtime[ReadiContext]], dict[str, Any]]:
-    def answer(state: ReadiState, runtime: Runtime[ReadiContext]) -> dict[str, Any]:
+    def answer(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         ctx = settings(runtime)
         instances = [instance_from(r) for r in state.get("instances") or []]
         path = [path_line(i.path.topic, i.path.relations) for i in instances]

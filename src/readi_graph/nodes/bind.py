@@ -17,7 +17,7 @@ from readi_graph.state import ReadiState
 
 
 def make_bind(kg: KnowledgeGraph) -> Callable[[ReadiState, Runtime[ReadiContext]], dict[str, Any]]:
-    def bind(state: ReadiState, runtime: Runtime[ReadiContext]) -> dict[str, Any]:
+    def bind(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         top_k = settings(runtime).top_k
         with Meter("bind") as meter:
             bindings = {

@@ -19,7 +19,9 @@ from readi_graph.state import ReadiState
 def make_diagnose(
     kg: KnowledgeGraph,
 ) -> Callable[[ReadiState, Runtime[ReadiContext]], dict[str, Any]]:
-    def diagnose_node(state: ReadiState, runtime: Runtime[ReadiContext]) -> dict[str, Any]:
+    def diagnose_node(
+        state: ReadiState, runtime: Runtime[ReadiContext] | None = None
+    ) -> dict[str, Any]:
         ctx = settings(runtime)
         with Meter("diagnose") as meter:
             if state.get("parse_error"):
@@ -38,7 +40,7 @@ def make_diagnose(
 
 
 def route_after_diagnose(
-    state: ReadiState, runtime: Runtime[ReadiContext]
+    state: ReadiState, runtime: Runtime[ReadiContext] | None = None
 ) -> Literal["edit", "answer"]:
     """Edit only when necessary: something is wrong and the edit budget is not spent."""
     diagnosis = state.get("diagnosis") or {}

@@ -1,0 +1,74 @@
+"""Reading model output: tolerant of format drift, never eval, explicit when it fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from readi_graph.parsing import OutputParseError, parse_answer, parse_kg_paths
+
+TOPICS = ["Joel Zwick"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Thought: x\nPath: {"Joel Zwick": ["Joel Zwick -> directed -> language"]}',
+        '```json\n{"Joel Zwick": ["Joel Zwick -> directed -> language"]}\n```',
+        'Path: { "Joel Zwick": [Joel Zwick -> directed -> language]}',  # the paper's own style
+        "Sure! The path is Joel Zwick -> directed -> language. Hope it helps.",
+        "Path: {'Joel Zwick': ['Joel Zwick → directed → language']}",
+        'Path: {"J. Zwick": ["J. Zwick -> directed -> language"]}',  # renamed, one topic
+    ],
+)
+def test_paths_are_read_from_many_styles(text: str) -> None:
+    assert parse_kg_paths(text, TOPICS) == {"Joel Zwick": [("directed", "language")]}
+
+
+def test_alternatives_keep_their_order_and_duplicates_go() -> None:
+    text = (
+        'Path: {"Joel Zwick": ["Joel Zwick -> a -> b", "Joel Zwick -> c", "Joel Zwick -> a -> b"]}'
+    )
+    assert parse_kg_paths(text, TOPICS) == {"Joel Zwick": [("a", "b"), ("c",)]}
+
+
+def test_several_topics_and_a_missing_one() -> None:
+    text = 'Path: {"France": ["France -> borders"], "Nijmegen": ["Nijmegen -> airport -> country"]}'
+    plan = parse_kg_paths(text, ["France", "Nijmegen", "Germany"])
+    assert plan["France"] == [("borders",)] and plan["Nijmegen"] == [("airport", "country")]
+    assert plan["Germany"] == [()]  # left out: an empty path, which the diagnosis reports
+    assert "Germany" not in parse_kg_paths(
+        text, ["France", "Nijmegen", "Germany"], fill_missing=False
+    )
+
+
+def test_bare_entity_is_an_empty_path() -> None:
+    assert parse_kg_paths('Path: {"Joel Zwick": ["Joel Zwick"]}', TOPICS) == {"Joel Zwick": [()]}
+
+
+@pytest.mark.parametrize(
+    "text", ["", "I don't know.", "{}", 'Path: {"x": 3}', "->", "__import__('os')"]
+)
+def test_unreadable_output_raises_a_typed_error(text: str) -> None:
+    with pytest.raises(OutputParseError, match="expected Path:"):
+        parse_kg_paths(text, TOPICS)
+
+
+def test_overlong_paths_are_dropped() -> None:
+    long_chain = " -> ".join(["Joel Zwick"] + ["r"] * 12)
+    with pytest.raises(OutputParseError):
+        parse_kg_paths(long_chain, TOPICS)
+
+
+@pytest.mark.parametrize(
+    ("text", "answers"),
+    [
+        ("so the answer is {Greek}", ["Greek"]),
+        ("{Greek | English}", ["Greek", "English"]),
+        ("first {draft} then {Paris, Texas}", ["Paris, Texas"]),
+        ("nothing supports it {}", []),
+        ("no braces at all", None),
+        ("```\n{ Drama |  | Music }\n```", ["Drama", "Music"]),
+    ],
+)
+def test_answers(text: str, answers: list[str] | None) -> None:
+    assert parse_answer(text) == answers
