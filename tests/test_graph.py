@@ -159,7 +159,7 @@ def test_missing_model_configuration_names_the_variables(
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(name, raising=False)
     graph = build_graph(kg)  # building needs no model
-    with pytest.raises(ModelNotConfigured, match="OPENAI_API_KEY.*OPENAI_BASE_URL"):
+    with pytest.raises(ModelNotConfigured, match=r"OPENAI_API_KEY.*OPENAI_BASE_URL"):
         graph.invoke(ZWICK, LIMIT)
 
 
