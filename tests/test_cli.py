@@ -48,3 +48,36 @@ def test_missing_dataset_is_a_clear_error(
     code = main(["eval", "metaqa", "--data", str(tmp_path), "--hops", "1"])
     assert code == 1
     assert "official MetaQA layout" in capsys.readouterr().err
+
+
+def test_ask_streams_progress_through_an_openai_compatible_server(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openai_stub import openai_stub
+
+    replies = {
+        "You plan how to answer": 'Thought: t\nPath: {"Joel Zwick": ["Joel Zwick -> directed -> nationality"]}',
+        "could not be instantiated": 'Goal: g\nPath: {"Joel Zwick": ["Joel Zwick -> directed -> in_language"]}',
+        "Answer the question using only": "(My Big Fat Greek Wedding, in_language, Greek) {Greek}",
+    }
+    with openai_stub(replies) as (base_url, prompts):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        code = main(
+            [
+                "ask",
+                "--entity",
+                "Joel Zwick",
+                "--model",
+                "stub-model",
+                "which languages are the films directed by Joel Zwick in",
+            ]
+        )
+    assert code == 0 and len(prompts) == 3
+    captured = capsys.readouterr()
+    assert "[generate] Joel Zwick -> directed -> nationality" in captured.err
+    assert '[diagnose] relation "nationality"' in captured.err
+    assert "[edit] Joel Zwick -> directed -> in_language" in captured.err
+    assert "Answers: ['Greek']  (grounded: True)" in captured.out
+    usage = json.loads(captured.out.split("Usage: ")[1])
+    assert usage["llm_calls"] == 3 and usage["prompt_tokens"] == 300  # as the server reported

@@ -1,9 +1,11 @@
-"""readi-graph: Readi reasoning-path editing over knowledge graphs and tables, for LangGraph.
+"""readi-graph: Readi reasoning-path editing over knowledge graphs, for LangGraph.
 
-The KG environment (this release): load a KG, resolve topic entities, bind natural-language
-relations to KG relations, instantiate reasoning paths set-at-a-time, diagnose failures.
+`build_graph(kg, llm)` is the product: a compiled LangGraph graph (generate, bind, connect,
+diagnose, edit, answer). The KG environment underneath (load, resolve, bind, connect, diagnose,
+merge) is public too, for evaluation without an LLM.
 """
 
+from readi_graph.context import ReadiContext
 from readi_graph.diagnosis import CandidateRelation, Diagnosis, Reason, diagnose
 from readi_graph.envs.base import (
     EndpointError,
@@ -17,9 +19,13 @@ from readi_graph.envs.base import (
 )
 from readi_graph.envs.kg import Edge, KGSettings, KnowledgeGraph, count_queries
 from readi_graph.envs.names import Resolution
+from readi_graph.graph import build_graph, make_builder
 from readi_graph.instantiation import Hop, Instance, Merged, bind, connect, merge
+from readi_graph.llm import ModelNotConfigured
+from readi_graph.parsing import OutputParseError
 from readi_graph.paths import Binding, Candidate, KGPath
 from readi_graph.retrieval import RelationIndex
+from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
 
 __version__ = "0.1.0"
 
@@ -38,8 +44,14 @@ __all__ = [
     "KGSettings",
     "KnowledgeGraph",
     "Merged",
+    "ModelNotConfigured",
+    "OutputParseError",
     "QueryRejected",
+    "ReadiContext",
     "ReadiError",
+    "ReadiInput",
+    "ReadiOutput",
+    "ReadiState",
     "Reason",
     "RelationIndex",
     "Resolution",
@@ -47,8 +59,10 @@ __all__ = [
     "Triple",
     "UnsafeQueryInput",
     "bind",
+    "build_graph",
     "connect",
     "count_queries",
     "diagnose",
+    "make_builder",
     "merge",
 ]

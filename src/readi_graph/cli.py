@@ -1,4 +1,4 @@
-"""`readi` command line: evaluation and benchmarks (question answering arrives with the graph)."""
+"""`readi` command line: ask a question, evaluate on a benchmark."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from readi_graph.envs.base import ReadiError
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
@@ -54,9 +55,84 @@ def _eval_metaqa(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_kg(source: str | None) -> KnowledgeGraph:
+    """A KG from a URL (SPARQL endpoint), a MetaQA kb.txt, an RDF file, or the demo KG."""
+    if not source:
+        from readi_graph.demo import demo_kg
+
+        return demo_kg()
+    if source.startswith(("http://", "https://")):
+        return KnowledgeGraph.from_endpoint(source)
+    if source.endswith(".txt"):
+        return KnowledgeGraph.from_metaqa(source)
+    return KnowledgeGraph.from_file(source)
+
+
+def _progress(node: str, update: dict[str, Any]) -> str:
+    """One line per finished node, for people watching a question being answered."""
+    if node in ("generate", "edit"):
+        plan = update.get("plan") or {}
+        paths = "; ".join(" -> ".join([t, *r]) for t, alts in plan.items() for r in alts)
+        label = "edit" if node == "edit" else "generate"
+        return f"[{label}] " + (paths or f"unreadable output: {update.get('parse_error')}")
+    if node == "bind":
+        n = sum(len(c) for alts in update.get("bindings", {}).values() for a in alts for c in a)
+        return f"[bind] {n} candidate KG relations"
+    if node == "connect":
+        done = [
+            f"{i['path']['topic']}: {'complete' if i['complete'] else 'stuck'} "
+            f"({i['depth']}/{len(i['path']['relations'])} relations)"
+            for i in update.get("instances", [])
+        ]
+        return "[connect] " + ("; ".join(done) or "nothing to instantiate")
+    if node == "diagnose":
+        reasons = (update.get("diagnosis") or {}).get("reasons") or []
+        return "[diagnose] " + ("ok" if not reasons else "; ".join(r["message"] for r in reasons))
+    return f"[{node}] done"
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from readi_graph.context import ReadiContext
+    from readi_graph.graph import build_graph
+    from readi_graph.state import ReadiInput
+
+    kg = load_kg(args.kg)
+    context = ReadiContext(
+        max_edits=args.max_edits, **({"model": args.model} if args.model else {})
+    )
+    graph = build_graph(kg, context=context)
+    question: ReadiInput = {"question": args.question, "topic_entities": args.entity}
+    final: dict[str, Any] = {}
+    parts = graph.stream(question, context=context, stream_mode=["updates", "values"])
+    for part in parts:  # (mode, chunk) pairs, as two stream modes were asked for
+        mode, data = cast(tuple[str, dict[str, Any]], part)
+        if mode == "updates":
+            for node, update in data.items():
+                print(_progress(node, update or {}), file=sys.stderr, flush=True)
+        else:
+            final = data
+    print(f"\nAnswer: {final.get('answer', '').strip()}")
+    print(f"Answers: {final.get('answers')}  (grounded: {final.get('grounded')})")
+    print("Path: " + " | ".join(final.get("path") or []))
+    print("Evidence:")
+    for s, p, o in (final.get("evidence") or [])[: args.show]:
+        print(f"  ({s}, {p}, {o})")
+    print("Usage: " + json.dumps(final.get("usage")))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="readi", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+
+    ask = commands.add_parser("ask", help="answer a question over a KG with Readi")
+    ask.add_argument("question")
+    ask.add_argument("--kg", help="RDF file, MetaQA kb.txt or SPARQL endpoint URL (default: demo)")
+    ask.add_argument("--entity", action="append", required=True, help="topic entity (repeatable)")
+    ask.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
+    ask.add_argument("--max-edits", type=int, default=4)
+    ask.add_argument("--show", type=int, default=20, help="evidence triples to print")
+    ask.set_defaults(func=_ask)
 
     evaluate = commands.add_parser("eval", help="evaluate on a benchmark")
     datasets = evaluate.add_subparsers(dest="dataset", required=True)
