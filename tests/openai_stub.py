@@ -16,7 +16,7 @@ def openai_stub(replies: dict[str, str]) -> Iterator[tuple[str, list[str]]]:
     prompts: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             prompt = body["messages"][-1]["content"]
             prompts.append(prompt)
