@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _report import write_report
 from rank_bm25 import BM25Okapi
 
 from readi_graph.retrieval import RelationIndex, tokens
@@ -78,10 +79,7 @@ def main() -> None:
         " scoring, rank-bm25 to Okapi with its epsilon floor).",
         "",
     ]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    write_report(args.out, lines)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import rdflib
+from _report import write_report
 
 from readi_graph.envs import sparql
 from readi_graph.envs.base import Term
@@ -180,10 +181,7 @@ def main() -> None:
         f"| rdflib (live graph, locked) | {load_rdf:.1f} | {rdf_ms:.1f} | {rdf_ms / ox_ms:.1f}x slower | |",
         "",
     ]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    write_report(args.out, lines)
 
 
 if __name__ == "__main__":
