@@ -121,6 +121,53 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_predictions(path: Path) -> dict[str, list[str]]:
+    """JSON lines (`id` + `prediction`/`answers`: a list, or a `|`-joined string), or the
+    official TSV (`id<TAB>answer<TAB>answer...`, TSV-escaped)."""
+    from readi_graph.eval.wtq import unescape_tsv
+
+    predictions: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            if path.suffix in (".jsonl", ".json"):
+                try:
+                    record = json.loads(line)
+                    value = record.get("prediction", record.get("answers", []))
+                    key = str(record["id"])
+                except (json.JSONDecodeError, KeyError, AttributeError) as exc:
+                    raise ReadiError(f"{path}:{number}: not a prediction record ({exc})") from exc
+                predictions[key] = value.split("|") if isinstance(value, str) else list(value)
+            else:
+                key, *answers = line.rstrip("\n").split("\t")
+                predictions[key] = [unescape_tsv(a) for a in answers]
+    return predictions
+
+
+def _score_wtq(args: argparse.Namespace) -> int:
+    from readi_graph.eval.wtq import denotation_correct, load_questions
+
+    questions = list(load_questions(args.data, args.split))
+    predictions = _read_predictions(Path(args.predictions))
+    correct = sum(
+        denotation_correct(q.answers, predictions[q.id]) for q in questions if q.id in predictions
+    )
+    missing = sum(q.id not in predictions for q in questions)
+    n = len(questions)
+    print(
+        json.dumps(
+            {
+                "n": n,
+                "accuracy": round(correct / max(n, 1), 5),
+                "correct": correct,
+                "missing": missing,
+            }
+        )
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="readi", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -133,6 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--max-edits", type=int, default=4)
     ask.add_argument("--show", type=int, default=20, help="evidence triples to print")
     ask.set_defaults(func=_ask)
+
+    score = commands.add_parser("score", help="score predictions with a benchmark's metric")
+    score_sets = score.add_subparsers(dest="dataset", required=True)
+    wtq = score_sets.add_parser("wtq", help="official WikiTableQuestions denotation accuracy")
+    wtq.add_argument("--data", required=True, help="dataset directory (data/<split>.tsv)")
+    wtq.add_argument("--split", default="training")
+    wtq.add_argument("--predictions", required=True, help="JSON lines or the official TSV")
+    wtq.set_defaults(func=_score_wtq)
 
     evaluate = commands.add_parser("eval", help="evaluate on a benchmark")
     datasets = evaluate.add_subparsers(dest="dataset", required=True)
