@@ -19,7 +19,13 @@ from readi_graph.instantiation import Instance
 from readi_graph.retrieval import local_name
 
 ReasonKind = Literal[
-    "unknown_entity", "unparseable_path", "empty_path", "irrelevant_relation", "compound_end"
+    "unknown_entity",
+    "unparseable_path",
+    "empty_path",
+    "irrelevant_relation",
+    "compound_end",
+    "missing_header",  # tables: a chosen header is not in the table
+    "too_few_headers",  # tables: fewer than two headers chosen
 ]
 
 

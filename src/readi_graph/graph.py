@@ -14,8 +14,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
+from readi_graph.adapters import adapter_for
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.table import Table
 from readi_graph.llm import ModelRef, is_transient
 from readi_graph.nodes.answer import make_answer
 from readi_graph.nodes.bind import make_bind
@@ -27,16 +29,15 @@ from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
 
 
 def make_builder(
-    env: KnowledgeGraph,
+    env: KnowledgeGraph | Table,
     llm: BaseChatModel | None = None,
     *,
     context: ReadiContext | None = None,
     llm_retries: int = 3,
     env_retries: int = 2,
 ) -> StateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
-    """The Readi workflow over `env`, not yet compiled."""
-    if not isinstance(env, KnowledgeGraph):
-        raise TypeError(f"build_graph needs a KnowledgeGraph, got {type(env).__name__}")
+    """The Readi workflow over a KG or a table, not yet compiled."""
+    adapter = adapter_for(env)
     model = ModelRef(llm, context or ReadiContext())
     llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
     env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
@@ -45,12 +46,12 @@ def make_builder(
         ReadiState, context_schema=ReadiContext, input_schema=ReadiInput, output_schema=ReadiOutput
     )
     nodes: list[tuple[str, Any, RetryPolicy]] = [  # (name, node function, retry policy)
-        ("generate", make_generate(model), llm_policy),
-        ("bind", make_bind(env), env_policy),
-        ("connect", make_connect(env), env_policy),
-        ("diagnose", make_diagnose(env), env_policy),
-        ("edit", make_edit(model), llm_policy),
-        ("answer", make_answer(env, model), llm_policy),
+        ("generate", make_generate(adapter, model), llm_policy),
+        ("bind", make_bind(adapter), env_policy),
+        ("connect", make_connect(adapter), env_policy),
+        ("diagnose", make_diagnose(adapter), env_policy),
+        ("edit", make_edit(adapter, model), llm_policy),
+        ("answer", make_answer(adapter, model), llm_policy),
     ]
     for name, node, policy in nodes:
         builder.add_node(name, node, retry_policy=policy)
@@ -65,7 +66,7 @@ def make_builder(
 
 
 def build_graph(
-    env: KnowledgeGraph,
+    env: KnowledgeGraph | Table,
     llm: BaseChatModel | None = None,
     *,
     checkpointer: Any = None,
@@ -74,7 +75,8 @@ def build_graph(
     name: str = "readi",
     **options: Any,
 ) -> CompiledStateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
-    """Compile the Readi graph over a KG. `llm=None` uses ChatOpenAI from the environment.
+    """Compile the Readi graph over a KG or a table. `llm=None` uses ChatOpenAI from the
+    environment.
 
     `checkpointer` and `cache` pass through to `compile`; `context` sets the defaults used to
     build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from readi_graph.envs.base import ReadiError
 from readi_graph.envs.names import normalize_name
@@ -144,3 +145,73 @@ def parse_answer(text: str) -> list[str] | None:
         return None
     answers = [_clean(a) for a in re.split(r"\s*\|\s*", groups[-1])]
     return list(dict.fromkeys(a for a in answers if a))
+
+
+# --- tables -------------------------------------------------------------------------------
+
+TABLE_FORMAT = 'Chosen Headers: ["header", "header"]\nConstraints: {"header": ["value"]}'
+_HEADERS = re.compile(r"chosen\s+headers?\s*:\s*", re.IGNORECASE)
+_CONSTRAINTS = re.compile(r"constrain(?:t)?s?\s*:\s*", re.IGNORECASE)
+_ANSWER = re.compile(r"answer\s*:\s*", re.IGNORECASE)
+
+
+def _json_after(text: str, marker: re.Pattern[str], opener: str) -> Any:
+    """The JSON value (list or object) after the last `marker`, tolerating single quotes and
+    a missing pair of braces; None when there is none."""
+    found = list(marker.finditer(text))
+    if not found:
+        return None
+    rest = text[found[-1].end() :].strip()
+    closer = "]" if opener == "[" else "}"
+    line = rest.splitlines()[0].strip() if rest else ""
+    candidates = [line, rest]
+    if opener == "{" and not line.startswith("{"):
+        candidates.insert(0, "{" + line.rstrip(",") + "}")
+    wanted = list if opener == "[" else dict
+    for candidate in candidates:
+        start = candidate.find(opener)
+        if start == -1:
+            continue
+        chunks = [candidate[start : candidate.rfind(closer) + 1]]
+        if opener == "{":
+            chunks.append(_balanced_object(candidate[start:]) or "")
+        for chunk in chunks:
+            for attempt in (chunk, chunk.replace("'", '"')):
+                try:
+                    value = json.loads(attempt)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(value, wanted):
+                    return value
+    return None
+
+
+def parse_table_plan(text: str) -> dict[str, Any]:
+    """`{"headers": [...], "constraints": {header: [values]}}` from a table path reply."""
+    body = _FENCE.sub("", text or "")
+    headers = _json_after(body, _HEADERS, "[")
+    if not isinstance(headers, list) or not all(isinstance(h, str | int | float) for h in headers):
+        snippet = " ".join((text or "").split())[:160]
+        raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
+    constraints = _json_after(body, _CONSTRAINTS, "{")
+    clean: dict[str, list[str]] = {}
+    if isinstance(constraints, dict):
+        for header, values in constraints.items():
+            items = values if isinstance(values, list) else [values]
+            kept = [str(v) for v in items if isinstance(v, str | int | float) and str(v).strip()]
+            if kept:
+                clean[str(header)] = kept
+    return {"headers": list(dict.fromkeys(str(h) for h in headers)), "constraints": clean}
+
+
+def parse_list_answer(text: str) -> list[str] | None:
+    """The list after the last `Answer:` (`Answer: ["a", "b"]`); None when absent."""
+    body = _FENCE.sub("", text or "")
+    value = _json_after(body, _ANSWER, "[")
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    found = list(_ANSWER.finditer(body))
+    if found:  # `Answer: 2004` without brackets
+        line = body[found[-1].end() :].strip().splitlines()
+        return [line[0].strip().strip(".")] if line and line[0].strip() else None
+    return None

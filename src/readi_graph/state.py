@@ -55,10 +55,11 @@ class ReadiOutput(TypedDict, total=False):
 class ReadiState(TypedDict, total=False):
     question: str
     topic_entities: list[str]
-    # The plan: alternatives of NL relation chains per topic entity (from generate or edit).
-    plan: dict[str, list[list[str]]]
+    # The plan (from generate or edit). KG: alternatives of NL relation chains per topic entity;
+    # table: {"headers": [...], "constraints": {header: [values]}}.
+    plan: Record
     parse_error: str | None  # the model's output could not be read as a path
-    bindings: dict[str, list[list[list[Record]]]]  # topic -> alternative -> relation -> candidates
+    bindings: Record  # KG: topic -> alternative -> relation -> candidates; table: headers
     instances: list[Record]  # the chosen instance per topic entity
     diagnosis: Record | None
     edits_used: int

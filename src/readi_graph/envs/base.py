@@ -83,3 +83,7 @@ class EndpointUnavailable(EndpointError):
 
 class QueryRejected(EndpointError):
     """Permanent: the endpoint refused the query (4xx other than 429). Retrying cannot help."""
+
+
+class InputError(ReadiError, ValueError):
+    """The graph was invoked with input it cannot work on (e.g. no topic entities for a KG)."""

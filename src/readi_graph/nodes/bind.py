@@ -1,4 +1,4 @@
-"""bind: every NL relation of every alternative -> its top-k KG relations (paper §4.3)."""
+"""bind: the plan's NL relations (or headers) -> environment items (paper §4.3)."""
 
 from __future__ import annotations
 
@@ -7,29 +7,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from readi_graph.adapters import Adapter
 from readi_graph.context import ReadiContext, settings
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.instantiation import bind as bind_path
 from readi_graph.nodes import Meter
-from readi_graph.paths import KGPath
-from readi_graph.records import candidate_record
 from readi_graph.state import ReadiState
 
 
-def make_bind(kg: KnowledgeGraph) -> Callable[[ReadiState, Runtime[ReadiContext]], dict[str, Any]]:
+def make_bind(adapter: Adapter) -> Callable[..., dict[str, Any]]:
     def bind(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
-        top_k = settings(runtime).top_k
         with Meter("bind") as meter:
-            bindings = {
-                topic: [
-                    [
-                        [candidate_record(c) for c in candidates]
-                        for candidates in bind_path(kg, KGPath(topic, tuple(relations)), top_k)
-                    ]
-                    for relations in alternatives
-                ]
-                for topic, alternatives in (state.get("plan") or {}).items()
-            }
+            bindings = adapter.bind(state, settings(runtime))
         return {"bindings": bindings, "usage": meter.usage}
 
     return bind

@@ -7,36 +7,24 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from readi_graph.adapters import Adapter
 from readi_graph.context import ReadiContext, settings
-from readi_graph.diagnosis import diagnose, unparseable
-from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.diagnosis import unparseable
 from readi_graph.nodes import Meter
-from readi_graph.parsing import PATH_FORMAT
-from readi_graph.records import diagnosis_record, instance_from
+from readi_graph.records import diagnosis_record
 from readi_graph.state import ReadiState
 
 
-def make_diagnose(
-    kg: KnowledgeGraph,
-) -> Callable[[ReadiState, Runtime[ReadiContext]], dict[str, Any]]:
-    def diagnose_node(
-        state: ReadiState, runtime: Runtime[ReadiContext] | None = None
-    ) -> dict[str, Any]:
-        ctx = settings(runtime)
+def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
+    def diagnose(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         with Meter("diagnose") as meter:
             if state.get("parse_error"):
-                diagnosis = unparseable(state["parse_error"] or "", PATH_FORMAT)
+                diagnosis = unparseable(state["parse_error"] or "", adapter.expected_format)
             else:
-                diagnosis = diagnose(
-                    kg,
-                    state["question"],
-                    [instance_from(r) for r in state.get("instances") or []],
-                    halfway_cap=ctx.halfway_cap,
-                    candidate_cap=ctx.candidate_cap,
-                )
+                diagnosis = adapter.diagnose(state, settings(runtime))
         return {"diagnosis": diagnosis_record(diagnosis), "usage": meter.usage}
 
-    return diagnose_node
+    return diagnose
 
 
 def route_after_diagnose(

@@ -1,0 +1,180 @@
+"""The KG adapter: relation paths from topic entities, instantiated on a `KnowledgeGraph`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from readi_graph.adapters import Material, Record
+from readi_graph.adapters.render import (
+    diagnosis_text,
+    labelled_triples,
+    path_line,
+    triples_text,
+)
+from readi_graph.context import ReadiContext
+from readi_graph.diagnosis import Diagnosis, diagnose
+from readi_graph.envs.base import InputError, Term, Triple
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.names import normalize_name
+from readi_graph.instantiation import Instance, bind, connect, merge
+from readi_graph.parsing import PATH_FORMAT, parse_answer, parse_kg_paths
+from readi_graph.paths import KGPath
+from readi_graph.records import (
+    candidate_from,
+    candidate_record,
+    diagnosis_from,
+    instance_from,
+    instance_record,
+)
+from readi_graph.state import ReadiState
+
+
+def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
+    """Higher is better: complete with a named end > complete > deeper."""
+    if instance.complete:
+        labels = kg.labels(instance.frontier)
+        named = any(not kg.is_compound(t, labels.get(t)) for t in instance.frontier)
+        return (2 if named else 1, instance.depth)
+    return (0, instance.depth)
+
+
+def _evidence(instances: list[Instance]) -> tuple[tuple[Term, ...], list[Triple]]:
+    """(answer nodes, triples): the merge of complete instances, else the deepest prefixes."""
+    merged = merge(instances)
+    if merged.answers:
+        return merged.answers, merged.evidence
+    deepest = max((i.depth for i in instances), default=0)
+    partial = [i for i in instances if i.depth == deepest and deepest > 0]
+    nodes = tuple(sorted({t for i in partial for t in i.frontier}))
+    return nodes, sorted({t for i in partial for t in i.triples()})
+
+
+class KGAdapter:
+    prompts = ("kg_generate", "kg_edit", "kg_answer")
+    expected_format = PATH_FORMAT
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+
+    def prepare(self, state: ReadiState) -> Record:
+        question = (state.get("question") or "").strip()
+        topics = [t for t in state.get("topic_entities") or [] if t.strip()]
+        if not question or not topics:
+            raise InputError(
+                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
+            )
+        return {"topic_entities": topics}
+
+    def generate_values(self, state: ReadiState) -> dict[str, str]:
+        topics = state.get("topic_entities") or []
+        return {
+            "question": state["question"],
+            "topic_entities": json.dumps(topics, ensure_ascii=False),
+        }
+
+    # --- plans -------------------------------------------------------------------------------
+    def _previous(self, state: ReadiState) -> dict[str, list[str]]:
+        """The path each topic entity was last instantiated with (the chosen alternative)."""
+        chosen = {r["path"]["topic"]: r["path"]["relations"] for r in state.get("instances") or []}
+        plan = state.get("plan") or {}
+        return {
+            t: chosen.get(t, (plan.get(t) or [[]])[0]) for t in state.get("topic_entities") or []
+        }
+
+    def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
+        topics = state.get("topic_entities") or []
+        parsed = parse_kg_paths(text, topics, fill_missing=not editing)
+        if not editing:
+            return {t: [list(r) for r in alternatives] for t, alternatives in parsed.items()}
+        # Topics the model left out of a correction keep their previous path.
+        previous = self._previous(state)
+        return {
+            t: [list(r) for r in parsed[t]] if parsed.get(t) else [list(previous[t])]
+            for t in topics
+        }
+
+    def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
+        return {
+            topic: [
+                [
+                    [candidate_record(c) for c in candidates]
+                    for candidates in bind(self.kg, KGPath(topic, tuple(relations)), ctx.top_k)
+                ]
+                for relations in alternatives
+            ]
+            for topic, alternatives in (state.get("plan") or {}).items()
+        }
+
+    def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:
+        """Each topic's alternatives in order; the first that works is kept (no LLM cost)."""
+        source = f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
+        chosen: list[Record] = []
+        attempts: list[Record] = []
+        bindings: dict[str, Any] = state.get("bindings") or {}
+        for topic, alternatives in (state.get("plan") or {}).items():
+            start = self.kg.resolve(topic)
+            best: Instance | None = None
+            for relations, bound in zip(alternatives, bindings.get(topic, []), strict=True):
+                path = KGPath(topic, tuple(relations))
+                candidates = [tuple(candidate_from(c) for c in b) for b in bound]
+                instance = connect(self.kg, path, candidates, start)
+                attempts.append(
+                    {
+                        "source": source,
+                        "path": path_line(topic, relations),
+                        "complete": instance.complete,
+                        "depth": instance.depth,
+                        "failed_at": instance.failed_at,
+                    }
+                )
+                if best is None or _rank(self.kg, instance) > _rank(self.kg, best):
+                    best = instance
+                if _rank(self.kg, best)[0] == 2:
+                    break
+            if best is not None:
+                chosen.append(instance_record(best))
+        return chosen, attempts
+
+    def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
+        return diagnose(
+            self.kg,
+            state["question"],
+            [instance_from(r) for r in state.get("instances") or []],
+            halfway_cap=ctx.halfway_cap,
+            candidate_cap=ctx.candidate_cap,
+        )
+
+    def edit_values(self, state: ReadiState) -> dict[str, str]:
+        previous = self._previous(state)
+        errors, halfway, candidates = diagnosis_text(diagnosis_from(state["diagnosis"] or {}))
+        return {
+            "question": state["question"],
+            "topic_entities": json.dumps(state.get("topic_entities") or [], ensure_ascii=False),
+            "path": json.dumps(
+                {t: [path_line(t, r)] for t, r in previous.items()}, ensure_ascii=False
+            ),
+            "errors": errors,
+            "instances": halfway,
+            "candidates": candidates,
+        }
+
+    # --- answers -----------------------------------------------------------------------------
+    def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
+        instances = [instance_from(r) for r in state.get("instances") or []]
+        nodes, triples = _evidence(instances)
+        evidence = labelled_triples(self.kg, triples)
+        labels = self.kg.labels(nodes)
+        reasons = (state.get("diagnosis") or {}).get("reasons") or []
+        why = "; ".join(r["message"] for r in reasons) or "no path was instantiated"
+        return Material(
+            evidence=evidence,
+            prompt_values={"triples": triples_text(evidence, ctx.evidence_cap)},
+            fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
+            known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
+            path=[path_line(i.path.topic, i.path.relations) for i in instances],
+            no_evidence=None if evidence else f"The knowledge graph gave no evidence: {why}.",
+        )
+
+    def parse_answer(self, text: str) -> list[str] | None:
+        return parse_answer(text)

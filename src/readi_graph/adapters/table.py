@@ -1,0 +1,190 @@
+"""The table adapter: headers plus row constraints (paper appendix A), on a DuckDB `Table`.
+
+Binding maps each chosen header to a column (exact text, then case/space-insensitive).
+Connecting selects those columns and the rows the constraints name, matching exactly, then
+normalized, then fuzzily; a constraint that matches nothing falls back to all rows (the
+paper's behaviour) and says so. Only header errors call for an edit: a header not in the table,
+or fewer than two headers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from readi_graph.adapters import Material, Record
+from readi_graph.context import ReadiContext
+from readi_graph.diagnosis import Diagnosis, Reason
+from readi_graph.envs.base import InputError
+from readi_graph.envs.names import normalize_name
+from readi_graph.envs.table import Column, Match, Table
+from readi_graph.parsing import TABLE_FORMAT, parse_list_answer, parse_table_plan
+from readi_graph.state import ReadiState
+
+ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
+MATCHES: tuple[Match, ...] = ("exact", "normalized", "fuzzy")
+
+
+def plan_text(plan: Record) -> str:
+    return (
+        f"Chosen Headers: {json.dumps(plan.get('headers', []), ensure_ascii=False)}\n"
+        f"Constraints: {json.dumps(plan.get('constraints', {}), ensure_ascii=False)}"
+    )
+
+
+class TableAdapter:
+    prompts = ("table_generate", "table_edit", "table_answer")
+    expected_format = TABLE_FORMAT
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def prepare(self, state: ReadiState) -> Record:
+        if not (state.get("question") or "").strip():
+            raise InputError('a table question needs {"question": "..."}')
+        return {}
+
+    def _described(self) -> dict[str, str]:
+        return {
+            "headers": json.dumps(self.table.headers, ensure_ascii=False),
+            "sample_row": json.dumps(self.table.sample_row(), ensure_ascii=False),
+        }
+
+    def generate_values(self, state: ReadiState) -> dict[str, str]:
+        return {"question": state["question"], **self._described()}
+
+    def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
+        return parse_table_plan(text)
+
+    # --- instantiation -----------------------------------------------------------------------
+    def _column(self, header: str) -> Column | None:
+        return self.table.column(header)
+
+    def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
+        plan = state.get("plan") or {}
+        found = {
+            h: self._column(h) for h in [*plan.get("headers", []), *plan.get("constraints", {})]
+        }
+        return {h: (c.header if c else None) for h, c in found.items()}
+
+    def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:
+        plan = state.get("plan") or {}
+        bound: dict[str, str | None] = state.get("bindings") or {}
+        headers: list[str] = list(plan.get("headers", []))
+        missing = [h for h in bound if bound[h] is None]
+        columns = [c for h in headers if bound.get(h) and (c := self._column(h)) is not None]
+        columns = list({c.ident: c for c in columns}.values())
+        complete = not missing and len(columns) >= 2
+        instance: Record = {
+            "headers": [c.header for c in columns],
+            "missing": missing,
+            "complete": complete,
+            "rows": [],
+            "total": 0,
+            "match": None,
+            "fallback": False,
+        }
+        if columns:
+            where = [
+                (c, values)
+                for h, values in plan.get("constraints", {}).items()
+                if bound.get(h) and (c := self._column(h)) is not None
+            ]
+            rows: list[tuple[int, list[str]]] = []
+            for how in MATCHES if where else ():
+                rows = self.table.rows(columns, [(c, v, how) for c, v in where])
+                if rows:
+                    instance["match"] = how
+                    break
+            if not rows:
+                instance["fallback"] = bool(where)  # constraints matched nothing: all rows
+                rows = self.table.rows(columns)
+            instance["total"] = len(rows)
+            instance["rows"] = [[r, values] for r, values in rows[:ROW_CAP]]
+        source = f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
+        attempt = {
+            "source": source,
+            "path": plan_text(plan),
+            "complete": complete,
+            "depth": len(columns),
+            "failed_at": None,
+        }
+        return [instance], [attempt]
+
+    def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
+        diagnosis = Diagnosis()
+        for instance in state.get("instances") or []:
+            for header in instance["missing"]:
+                diagnosis.reasons.append(
+                    Reason(
+                        "missing_header",
+                        f'header "{header}" is not in the table; choose from the headers listed',
+                        relation=header,
+                    )
+                )
+            if not instance["missing"] and len(instance["headers"]) < 2:
+                diagnosis.reasons.append(
+                    Reason(
+                        "too_few_headers",
+                        f"choose at least two headers: {instance['headers']} cannot answer the "
+                        "question alone",
+                    )
+                )
+            if diagnosis.reasons and instance["headers"]:
+                diagnosis.halfway.append("Instantiated headers: " + json.dumps(instance["headers"]))
+        return diagnosis
+
+    def edit_values(self, state: ReadiState) -> dict[str, str]:
+        reasons = (state.get("diagnosis") or {}).get("reasons") or []
+        errors = "\n".join(f"{i}. {r['message']}" for i, r in enumerate(reasons, 1))
+        return {
+            "question": state["question"],
+            "path": plan_text(state.get("plan") or {}),
+            "errors": errors,
+            **self._described(),
+        }
+
+    # --- answers -----------------------------------------------------------------------------
+    def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
+        plan = state.get("plan") or {}
+        instance: dict[str, Any] = (state.get("instances") or [{}])[0]
+        headers: list[str] = instance.get("headers", [])
+        rows: list[list[Any]] = instance.get("rows", [])
+        if not headers:
+            reasons = (state.get("diagnosis") or {}).get("reasons") or []
+            why = "; ".join(r["message"] for r in reasons) or "no header was chosen"
+            return Material(
+                [],
+                {},
+                [],
+                path=[plan_text(plan)],
+                no_evidence=f"The table gave no evidence: {why}.",
+            )
+        lines = [f"Rows ({' | '.join(headers)}):"]
+        lines += [f"row {r + 1}: {' | '.join(values)}" for r, values in rows[: ctx.evidence_cap]]
+        if instance["total"] > ctx.evidence_cap:
+            lines.append(f"({instance['total'] - ctx.evidence_cap} more rows not shown)")
+        if instance.get("fallback"):
+            lines.append(
+                f"(no row matched the constraints {json.dumps(plan.get('constraints'))};"
+                " all rows are shown)"
+            )
+        # Unreadable answer: report the first unconstrained column of the selected rows.
+        bound = [self._column(h) for h in plan.get("constraints", {})]
+        constrained = {c.header for c in bound if c is not None}
+        free = [i for i, h in enumerate(headers) if h not in constrained]
+        fallback = (
+            [values[free[0]] for _, values in rows[:10]]
+            if free and not instance.get("fallback") and instance.get("match")
+            else []
+        )
+        return Material(
+            evidence=[headers, *[list(values) for _, values in rows]],
+            prompt_values={"rows": "\n".join(lines)},
+            fallback=fallback,
+            known={normalize_name(v) for _, values in rows for v in values},
+            path=[plan_text(plan)],
+        )
+
+    def parse_answer(self, text: str) -> list[str] | None:
+        return parse_list_answer(text)
