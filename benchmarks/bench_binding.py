@@ -17,10 +17,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _report import write_report
 from rank_bm25 import BM25Okapi
 
 from readi_graph.retrieval import RelationIndex, tokens
+
+from _report import write_report
 
 HERE = Path(__file__).parent
 FB = "http://rdf.freebase.com/ns/"

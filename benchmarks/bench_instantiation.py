@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import rdflib
-from _report import write_report
 
 from readi_graph.envs import sparql
 from readi_graph.envs.base import Term
@@ -29,6 +28,8 @@ from readi_graph.envs.kg_local import metaqa_ntriples
 from readi_graph.eval.metaqa import MetaQAQuestion, gold_path, load_questions
 from readi_graph.instantiation import connect
 from readi_graph.paths import Binding, KGPath
+
+from _report import write_report
 
 HERE = Path(__file__).parent
 

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import Virtuoso, start_virtuoso, virtuoso_available
 
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
 from readi_graph.envs.kg_local import metaqa_ntriples
+
+from servers import Virtuoso, start_virtuoso, virtuoso_available
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("READI_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextmanager
-def openai_stub(replies: dict[str, str]) -> Iterator[tuple[str, list[str]]]:
-    """Serve /v1/chat/completions; yields (base_url, prompts received)."""
+def openai_stub(
+    replies: dict[str, str] | Callable[[str], str],
+) -> Iterator[tuple[str, list[str]]]:
+    """Serve /v1/chat/completions; yields (base_url, prompts received). `replies` maps a
+    marker in the prompt to the reply, or computes the reply from the prompt."""
     prompts: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -20,7 +23,10 @@ def openai_stub(replies: dict[str, str]) -> Iterator[tuple[str, list[str]]]:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             prompt = body["messages"][-1]["content"]
             prompts.append(prompt)
-            reply = next((r for marker, r in replies.items() if marker in prompt), "{}")
+            if callable(replies):
+                reply = replies(prompt)
+            else:
+                reply = next((r for marker, r in replies.items() if marker in prompt), "{}")
             payload = json.dumps(
                 {
                     "id": "chatcmpl-stub",

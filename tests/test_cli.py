@@ -81,3 +81,73 @@ def test_ask_streams_progress_through_an_openai_compatible_server(
     assert "Answers: ['Greek']  (grounded: True)" in captured.out
     usage = json.loads(captured.out.split("Usage: ")[1])
     assert usage["llm_calls"] == 3 and usage["prompt_tokens"] == 300  # as the server reported
+
+
+def _table_model(prompt: str) -> str:
+    """A stand-in model for table prompts: the first two headers, then the first cell."""
+    if "Answer the question using only the table rows" in prompt:
+        first = prompt.split("row 1: ")[-1].split(" | ")[0].splitlines()[0]
+        return f'Answer: ["{first}"]'
+    headers = json.loads(prompt.split("\nHeaders: ")[-1].splitlines()[0])
+    return f"Chosen Headers: {json.dumps(headers[:2])}\nConstraints: {{}}"
+
+
+def test_ask_over_a_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from openai_stub import openai_stub
+
+    csv = tmp_path / "seasons.csv"
+    csv.write_text(
+        "Year,League,Place\n2001,USL A-League,4th\n2002,USL A-League,2nd\n", encoding="utf-8"
+    )
+    with openai_stub(_table_model) as (base_url, prompts):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        assert main(["ask", "--table", str(csv), "which year came first"]) == 0
+    captured = capsys.readouterr()
+    assert "[bind] Year -> Year, League -> League" in captured.err
+    assert "[connect] 2 columns, 2 rows" in captured.err
+    assert "Answers: ['2001']" in captured.out and len(prompts) == 2
+
+
+def test_ask_over_a_kg_needs_an_entity(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "who directed Forrest Gump"]) == 2
+    assert "--entity" in capsys.readouterr().err
+
+
+def test_eval_wtq_writes_lines_and_a_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from conftest import SHARED_DATA
+    from openai_stub import openai_stub
+
+    data = SHARED_DATA / "wikitablequestions"
+    if not data.exists():
+        pytest.skip(f"{data} is absent")
+    out = tmp_path / "wtq.jsonl"
+    with openai_stub(_table_model) as (base_url, _):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        assert (
+            main(
+                [
+                    "eval",
+                    "wtq",
+                    "--data",
+                    str(data),
+                    "--split",
+                    "training",
+                    "--limit",
+                    "4",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    assert summary["n"] == 4 and 0.0 <= summary["accuracy"] <= 1.0
+    assert summary["llm_calls_per_question"] == 2.0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in records] == ["nt-0", "nt-1", "nt-2", "nt-3"]
+    assert "[wtq training] 4/4 accuracy=" in captured.err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from fakes import path, scripted
 from langgraph.checkpoint.memory import InMemorySaver
 
 from readi_graph.context import ReadiContext
@@ -12,6 +11,8 @@ from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.llm import ModelNotConfigured
 from readi_graph.nodes.generate import InputError
+
+from fakes import path, scripted
 
 ZWICK = {
     "question": "which languages are the films directed by Joel Zwick in",

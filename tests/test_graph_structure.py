@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 from typing import Any, TypedDict
 
-from fakes import path, routed, scripted
 from langgraph.graph import END, START, StateGraph
 
 from readi_graph.context import ReadiContext
 from readi_graph.demo import demo_kg
 from readi_graph.graph import build_graph
+
+from fakes import path, routed, scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 MERMAID = """graph TD;

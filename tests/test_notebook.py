@@ -29,4 +29,6 @@ def test_quickstart_executes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     assert "diagnose -> ['diagnosis', 'usage']" in outputs[2]
     assert "diagnose -.-> edit;" in outputs[3]
     assert outputs[4].strip() == "The films are in Greek."
+    assert "['2023'] grounded: True llm calls: 2" in outputs[5]
+    assert "[['Season', 'Position'], ['2018', '11th']" in outputs[5]
     assert os.environ.get("OPENAI_API_KEY") is None

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import Virtuoso
 
 from readi_graph.diagnosis import diagnose
 from readi_graph.envs.kg import KnowledgeGraph, count_queries
 from readi_graph.eval.metaqa import gold_path, load_questions
 from readi_graph.instantiation import connect
 from readi_graph.paths import KGPath
+
+from servers import Virtuoso
 
 pytestmark = pytest.mark.virtuoso
 
