@@ -78,6 +78,8 @@ def test_unmatched_constraint_falls_back_to_all_rows(table: Table) -> None:
     assert out["edits"] == 0  # row constraints never trigger an edit (paper, appendix A)
     assert len(out["evidence"]) == 1 + table.n_rows
     assert 'no row matched the constraints {"League": ["Premier League"]}' in llm.prompts[1]
+    assert out["path"][0].endswith("(no row matched the constraints: all rows used)")
+    assert out["attempts"][0]["fallback"] is True
 
 
 def test_rows_shown_to_the_model_are_capped(table: Table) -> None:

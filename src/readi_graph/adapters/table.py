@@ -108,6 +108,7 @@ class TableAdapter:
             "complete": complete,
             "depth": len(columns),
             "failed_at": None,
+            "fallback": instance["fallback"],
         }
         return [instance], [attempt]
 
@@ -178,12 +179,15 @@ class TableAdapter:
             if free and not instance.get("fallback") and instance.get("match")
             else []
         )
+        note = (
+            " (no row matched the constraints: all rows used)" if instance.get("fallback") else ""
+        )
         return Material(
             evidence=[headers, *[list(values) for _, values in rows]],
             prompt_values={"rows": "\n".join(lines)},
             fallback=fallback,
             known={normalize_name(v) for _, values in rows for v in values},
-            path=[plan_text(plan)],
+            path=[plan_text(plan) + note],
         )
 
     def parse_answer(self, text: str) -> list[str] | None:
