@@ -9,10 +9,15 @@ from __future__ import annotations
 import time
 from contextlib import ExitStack
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from readi_graph.envs.kg import QueryCount, count_queries
-from readi_graph.llm import Reply
+from readi_graph.llm import ModelRef, Reply, call
+from readi_graph.parsing import OutputParseError
+
+if TYPE_CHECKING:
+    from readi_graph.adapters import Adapter
+    from readi_graph.state import ReadiState
 
 
 class Meter:
@@ -50,3 +55,21 @@ class Meter:
             "queries": self._queries.n,
             "ms": {self.node: round(self._ms, 3)},
         }
+
+
+def request_plan(
+    meter: Meter,
+    adapter: Adapter,
+    model: ModelRef,
+    state: ReadiState,
+    prompt: str,
+    *,
+    editing: bool,
+) -> tuple[dict[str, Any], str | None]:
+    """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
+    which the diagnosis then reports to the editor instead of failing the run."""
+    reply = meter.llm(call(model.get(), prompt))
+    try:
+        return adapter.parse_plan(reply.text, state, editing=editing), None
+    except OutputParseError as exc:
+        return {}, str(exc)

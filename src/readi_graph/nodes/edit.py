@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from readi_graph.adapters import Adapter
-from readi_graph.llm import ModelRef, call
-from readi_graph.nodes import Meter
-from readi_graph.parsing import OutputParseError
+from readi_graph.llm import ModelRef
+from readi_graph.nodes import Meter, request_plan
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
 
@@ -17,11 +16,7 @@ def make_edit(adapter: Adapter, model: ModelRef) -> Callable[[ReadiState], dict[
     def edit(state: ReadiState) -> dict[str, Any]:
         with Meter("edit") as meter:
             prompt = render(adapter.prompts[1], **adapter.edit_values(state))
-            reply = meter.llm(call(model.get(), prompt))
-            try:
-                plan, error = adapter.parse_plan(reply.text, state, editing=True), None
-            except OutputParseError as exc:
-                plan, error = {}, str(exc)
+            plan, error = request_plan(meter, adapter, model, state, prompt, editing=True)
         return {
             "plan": plan,
             "parse_error": error,

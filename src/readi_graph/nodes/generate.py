@@ -7,9 +7,8 @@ from typing import Any
 
 from readi_graph.adapters import Adapter
 from readi_graph.envs.base import InputError
-from readi_graph.llm import ModelRef, call
-from readi_graph.nodes import Meter
-from readi_graph.parsing import OutputParseError
+from readi_graph.llm import ModelRef
+from readi_graph.nodes import Meter, request_plan
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
 
@@ -22,11 +21,7 @@ def make_generate(adapter: Adapter, model: ModelRef) -> Callable[[ReadiState], d
         state = {**state, **updates}  # type: ignore[typeddict-item]
         with Meter("generate") as meter:
             prompt = render(adapter.prompts[0], **adapter.generate_values(state))
-            reply = meter.llm(call(model.get(), prompt))
-            try:
-                plan, error = adapter.parse_plan(reply.text, state, editing=False), None
-            except OutputParseError as exc:
-                plan, error = {}, str(exc)
+            plan, error = request_plan(meter, adapter, model, state, prompt, editing=False)
         return {
             **updates,
             "plan": plan,
