@@ -157,11 +157,39 @@ def test_permanent_model_errors_are_not_retried(kg: KnowledgeGraph) -> None:
 def test_missing_model_configuration_names_the_variables(
     kg: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import readi_graph.local_model
+
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(readi_graph.local_model, "local_available", lambda: False)
     graph = build_graph(kg)  # building needs no model
-    with pytest.raises(ModelNotConfigured, match=r"OPENAI_API_KEY.*OPENAI_BASE_URL"):
+    with pytest.raises(ModelNotConfigured, match=r"OPENAI_API_KEY.*OPENAI_BASE_URL.*\[local\]"):
         graph.invoke(ZWICK, LIMIT)
+
+
+def test_unreadable_output_is_counted(kg: KnowledgeGraph) -> None:
+    llm = scripted(
+        "no idea", path({"Joel Zwick": ["Joel Zwick -> directed -> language"]}), "Greek?"
+    )
+    usage = build_graph(kg, llm).invoke(ZWICK, LIMIT)["usage"]
+    assert (usage["plans"], usage["plans_unreadable"]) == (2, 1)
+    assert (usage["answers"], usage["answers_unreadable"]) == (1, 1)
+
+
+def test_environment_endpoint_wins_over_the_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    import readi_graph.local_model
+    from readi_graph.context import ReadiContext
+    from readi_graph.llm import default_model
+
+    monkeypatch.setattr(readi_graph.local_model, "local_available", lambda: True)
+    monkeypatch.setattr(
+        readi_graph.local_model,
+        "local_chat_model",
+        lambda *a, **k: pytest.fail("the local model must not start"),
+    )
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    model = default_model(ReadiContext(model="some-model"))
+    assert type(model).__name__ == "ChatOpenAI" and model.model_name == "some-model"  # type: ignore[attr-defined]
 
 
 def test_state_is_plain_json_for_checkpointers(

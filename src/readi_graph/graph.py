@@ -30,7 +30,7 @@ from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
 
 def make_builder(
     env: KnowledgeGraph | Table,
-    llm: BaseChatModel | None = None,
+    llm: BaseChatModel | str | None = None,
     *,
     context: ReadiContext | None = None,
     llm_retries: int = 3,
@@ -67,7 +67,7 @@ def make_builder(
 
 def build_graph(
     env: KnowledgeGraph | Table,
-    llm: BaseChatModel | None = None,
+    llm: BaseChatModel | str | None = None,
     *,
     checkpointer: Any = None,
     cache: Any = None,
@@ -75,8 +75,9 @@ def build_graph(
     name: str = "readi",
     **options: Any,
 ) -> CompiledStateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
-    """Compile the Readi graph over a KG or a table. `llm=None` uses ChatOpenAI from the
-    environment.
+    """Compile the Readi graph over a KG or a table. `llm` is any LangChain chat model, a
+    model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
+    else the local model when its extra is installed.
 
     `checkpointer` and `cache` pass through to `compile`; `context` sets the defaults used to
     build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`).

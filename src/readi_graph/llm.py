@@ -1,8 +1,10 @@
 """Chat models: any LangChain `BaseChatModel`, or `ChatOpenAI` configured from the environment.
 
 `OPENAI_BASE_URL` points `ChatOpenAI` at any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
-`READI_MODEL` names the model. The model is resolved on first use, so a graph can be built (and
-shown in Studio) before a key is configured; the first call then fails with one clear error.
+`READI_MODEL` names the model; the name `local` (or no configuration at all, when the `[local]`
+extra is installed) starts the bundled SmolLM2 model on loopback. The model is resolved on
+first use, so a graph can be built (and shown in Studio) before a key is configured; the first
+call then fails with one clear error.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from __future__ import annotations
 import math
 import os
 import threading
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -25,13 +27,22 @@ class ModelNotConfigured(ReadiError):
 
 
 def default_model(context: ReadiContext) -> BaseChatModel:
+    """The model when none is passed: `model="local"` → the bundled local model; else an
+    endpoint/key from the environment; else the local model if its extra is installed."""
+    from readi_graph.local_model import local_available, local_chat_model
+
+    if context.model == "local":
+        return cast(BaseChatModel, local_chat_model(context.temperature))
     key = os.environ.get("OPENAI_API_KEY")
     base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
     if not key and not base_url:
+        if local_available():
+            return cast(BaseChatModel, local_chat_model(context.temperature))
         raise ModelNotConfigured(
             "no chat model: pass llm=<any LangChain chat model> to build_graph, or set "
             "OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server "
-            "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>"
+            "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>, or install the "
+            "bundled local model: pip install 'readi-graph[local]'"
         )
     from langchain_openai import ChatOpenAI
 
@@ -49,7 +60,10 @@ def default_model(context: ReadiContext) -> BaseChatModel:
 class ModelRef:
     """The model a graph uses, resolved once, on first use."""
 
-    def __init__(self, llm: BaseChatModel | None, context: ReadiContext) -> None:
+    def __init__(self, llm: BaseChatModel | str | None, context: ReadiContext) -> None:
+        if isinstance(llm, str):  # a model name, e.g. "local"
+            context = replace(context, model=llm)
+            llm = None
         self._llm = llm
         self._context = context
         self._lock = threading.Lock()

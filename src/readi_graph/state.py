@@ -48,7 +48,8 @@ class ReadiOutput(TypedDict, total=False):
     grounded: bool  # every answer is a node of the evidence
     path: list[str]  # the final reasoning path, `Entity -> relation -> ...`
     edits: int  # edit calls spent
-    usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node
+    usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node, and
+    # plans / plans_unreadable / answers / answers_unreadable (how often model output parsed)
     attempts: list[Record]  # each path tried, with what went wrong
 
 

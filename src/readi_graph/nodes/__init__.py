@@ -28,6 +28,7 @@ class Meter:
         self._queries = QueryCount()
         self._started = 0.0
         self._ms = 0.0
+        self.counters: dict[str, int] = {}
 
     def __enter__(self) -> Meter:
         self._started = time.perf_counter()
@@ -46,9 +47,14 @@ class Meter:
         self.completion_tokens += reply.completion_tokens
         return reply
 
+    def count(self, name: str, n: int = 1) -> None:
+        """An extra counter in `usage` (e.g. model replies that could not be read)."""
+        self.counters[name] = self.counters.get(name, 0) + n
+
     @property
     def usage(self) -> dict[str, Any]:
         return {
+            **self.counters,
             "llm_calls": self.llm_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
@@ -69,7 +75,9 @@ def request_plan(
     """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
     which the diagnosis then reports to the editor instead of failing the run."""
     reply = meter.llm(call(model.get(), prompt))
+    meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None
     except OutputParseError as exc:
+        meter.count("plans_unreadable")
         return {}, str(exc)

@@ -32,6 +32,8 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
                 )
                 text = meter.llm(call(model.get(), prompt)).text
                 parsed = adapter.parse_answer(text)
+                meter.count("answers")
+                meter.count("answers_unreadable", parsed is None)
                 answers = material.fallback if parsed is None else parsed
         grounded = bool(answers) and all(normalize_name(a) in material.known for a in answers)
         return {
