@@ -151,3 +151,48 @@ def test_eval_wtq_writes_lines_and_a_summary(
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in records] == ["nt-0", "nt-1", "nt-2", "nt-3"]
     assert "[wtq training] 4/4 accuracy=" in captured.err
+
+
+def _kg_model(prompt: str) -> str:
+    """A stand-in model for KG prompts: a well-formed path, then the first object it sees."""
+    if "Answer the question using only the knowledge triples" in prompt:
+        triple = prompt.split("Knowledge Triples:\n")[-1].splitlines()[0]
+        return "{" + triple.strip("()").split(", ")[-1] + "}"
+    topic = json.loads(prompt.split("\nTopic Entities: ")[-1].splitlines()[0])[0]
+    return f'Path: {{"{topic}": ["{topic} -> directed by"]}}'
+
+
+def test_eval_metaqa_with_a_model(
+    metaqa_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from openai_stub import openai_stub
+
+    with openai_stub(_kg_model) as (base_url, _):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        code = main(
+            [
+                "eval",
+                "metaqa",
+                "--data",
+                str(metaqa_dir),
+                "--hops",
+                "1",
+                "--limit",
+                "5",
+                "--model",
+                "stub",
+                "--max-edits",
+                "1",
+                "--out",
+                str(tmp_path / "r.jsonl"),
+            ]
+        )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["n"] == 5 and summary["errors"] == 0
+    assert summary["plan_parse_rate"] == 1.0 and summary["answer_parse_rate"] == 1.0
+    assert 2 <= summary["llm_calls_per_question"] <= 3
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 5

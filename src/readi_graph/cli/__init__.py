@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     metaqa.add_argument("--endpoint", help="use this SPARQL endpoint instead of an embedded store")
     metaqa.add_argument("--graph", help="named graph holding the KB on the endpoint")
     metaqa.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
+    metaqa.add_argument("--model", help="answer with this chat model ('local': bundled)")
+    metaqa.add_argument("--max-edits", type=int, default=4)
     metaqa.set_defaults(func=evaluate.eval_metaqa)
 
     wtq_eval = datasets.add_parser("wtq", help="WikiTableQuestions with a chat model")

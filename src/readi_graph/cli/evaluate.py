@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
 
@@ -35,12 +36,14 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     from readi_graph.eval import gold
     from readi_graph.eval.metaqa import load_questions
 
+    if args.model:
+        return _eval_metaqa_with_model(args)
     if args.planner != "gold":
         print(f"planner {args.planner!r} is not available yet; use --planner gold", file=sys.stderr)
         return 2
     questions = itertools.islice(load_questions(args.data, args.hops, args.split), args.limit)
     kg = _load_metaqa_kg(args)
-    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    out = _open_out(args)
     try:
         summary = gold.evaluate(
             kg, questions, label=f"metaqa {args.hops}-hop {args.split}", out=out
@@ -52,54 +55,73 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     return 0
 
 
+def _open_out(args: argparse.Namespace) -> IO[str] | None:
+    return open(args.out, "w", encoding="utf-8") if args.out else None
+
+
 def eval_wtq(args: argparse.Namespace) -> int:
     """Readi over WikiTableQuestions questions, scored with the official denotation accuracy."""
     from readi_graph.cli.ask import context_from
     from readi_graph.envs.table import Table
+    from readi_graph.eval import model_run
     from readi_graph.eval.wtq import denotation_correct, load_questions
     from readi_graph.graph import build_graph
 
     questions = list(itertools.islice(load_questions(args.data, args.split), args.limit))
+    items = [model_run.Item(q.id, {"question": q.question}, list(q.answers)) for q in questions]
+    tables = {q.id: q.table for q in questions}
     context = context_from(args)
-    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
-    correct = calls = 0
+
+    def graph_for(item: model_run.Item) -> object:
+        return build_graph(Table.from_csv(Path(args.data) / tables[item.id]), context=context)
+
+    out = _open_out(args)
     try:
-        for n, q in enumerate(questions, 1):
-            table = Table.from_csv(Path(args.data) / q.table)
-            result = build_graph(table, context=context).invoke(
-                {"question": q.question}, context=context
-            )
-            right = denotation_correct(q.answers, result.get("answers") or [])
-            correct += right
-            calls += result["usage"]["llm_calls"]
-            if out is not None:
-                record = {
-                    "id": q.id,
-                    "prediction": result.get("answers"),
-                    "gold": list(q.answers),
-                    "correct": right,
-                    "edits": result.get("edits"),
-                    "usage": result["usage"],
-                }
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                out.flush()
-            print(
-                f"[wtq {args.split}] {n}/{len(questions)} accuracy={correct / n:.3f} "
-                f"calls/q={calls / n:.2f}",
-                file=sys.stderr,
-                flush=True,
-            )
+        summary = model_run.run(
+            items,
+            graph_for,
+            denotation_correct,
+            context=context,
+            label=f"wtq {args.split}",
+            out=out,
+        )
     finally:
         if out is not None:
             out.close()
-    n = max(len(questions), 1)
-    print(
-        json.dumps(
-            {
-                "n": len(questions),
-                "accuracy": round(correct / n, 5),
-                "llm_calls_per_question": round(calls / n, 3),
-            }
+    print(json.dumps(summary))
+    return 0
+
+
+def _eval_metaqa_with_model(args: argparse.Namespace) -> int:
+    """Readi with a chat model over MetaQA; correct = the first answer is a gold answer."""
+    from readi_graph.cli.ask import context_from
+    from readi_graph.eval import model_run
+    from readi_graph.eval.metaqa import load_questions
+    from readi_graph.graph import build_graph
+
+    questions = list(itertools.islice(load_questions(args.data, args.hops, args.split), args.limit))
+    items = [
+        model_run.Item(q.id, {"question": q.question, "topic_entities": [q.topic]}, list(q.answers))
+        for q in questions
+    ]
+    context = context_from(args)
+    graph = build_graph(_load_metaqa_kg(args), context=context)
+
+    def hit1(gold: list[str], predicted: list[str]) -> bool:
+        return bool(predicted) and predicted[0] in gold
+
+    out = _open_out(args)
+    try:
+        summary = model_run.run(
+            items,
+            lambda _: graph,
+            hit1,
+            context=context,
+            label=f"metaqa {args.hops}-hop {args.split}",
+            out=out,
         )
-    )
+    finally:
+        if out is not None:
+            out.close()
+    print(json.dumps(summary))
     return 0
