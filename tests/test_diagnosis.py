@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from readi_graph.diagnosis import diagnose, unparseable
 from readi_graph.envs.kg import FREEBASE_NS, KnowledgeGraph
 from readi_graph.envs.kg_local import METAQA_RELATION
@@ -71,6 +73,11 @@ def test_caps_and_determinism(metaqa_kg: KnowledgeGraph) -> None:
 
 
 def test_unparseable_output_is_a_diagnosis() -> None:
-    d = unparseable("I think the answer is Paris!!", "Entity -> relation -> relation")
+    from readi_graph.parsing import OutputParseError, parse_kg_paths
+
+    with pytest.raises(OutputParseError) as error:
+        parse_kg_paths("I think the answer is Paris!!", ["Paris"])
+    d = unparseable(str(error.value))
     assert not d.ok and d.reasons[0].kind == "unparseable_path"
-    assert "Entity -> relation" in d.reasons[0].message
+    assert "could not be read" in d.reasons[0].message and "I think the answer" in d.reasons[0].message
+    assert 'Path: {"Topic Entity"' in d.reasons[0].message  # the expected format

@@ -90,7 +90,7 @@ def test_unparseable_generation_goes_to_edit(kg: KnowledgeGraph) -> None:
     )
     out = build_graph(kg, llm).invoke(ZWICK, LIMIT)
     assert out["usage"]["llm_calls"] == 3 and out["answers"] == ["Greek"]
-    assert "could not read a path" in llm.prompts[1] and "Path: {" in llm.prompts[1]
+    assert "the previous reply could not be read: no path found in 'I am not sure" in llm.prompts[1]
 
 
 def test_two_topic_entities_are_intersected(kg: KnowledgeGraph) -> None:

@@ -72,3 +72,14 @@ def test_overlong_paths_are_dropped() -> None:
 )
 def test_answers(text: str, answers: list[str] | None) -> None:
     assert parse_answer(text) == answers
+
+
+def test_schema_constrained_json_replies() -> None:
+    from readi_graph.parsing import parse_list_answer, parse_table_plan
+
+    plan = '{"thought": "films he directed", "path": {"Joel Zwick": ["Joel Zwick -> directed -> language"]}}'
+    assert parse_kg_paths(plan, TOPICS) == {"Joel Zwick": [("directed", "language")]}
+    assert parse_answer('{"thought": "t", "answers": ["Greek", "English"]}') == ["Greek", "English"]
+    assert parse_list_answer('{"thought": "t", "answers": [2004]}') == ["2004"]
+    table = parse_table_plan('{"thought": "t", "headers": ["Year", "League"], "constraints": {"League": ["x"]}}')
+    assert table == {"headers": ["Year", "League"], "constraints": {"League": ["x"]}}

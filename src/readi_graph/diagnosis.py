@@ -61,12 +61,9 @@ class Diagnosis:
         return not self.reasons
 
 
-def unparseable(text: str, expected: str) -> Diagnosis:
-    """The LLM's path could not be read at all."""
-    snippet = " ".join(text.split())[:200]
-    return Diagnosis(
-        [Reason("unparseable_path", f"could not read a path from {snippet!r}; expected {expected}")]
-    )
+def unparseable(error: str) -> Diagnosis:
+    """The LLM's path could not be read at all (`error` says what was seen and expected)."""
+    return Diagnosis([Reason("unparseable_path", f"the previous reply could not be read: {error}")])
 
 
 def _render_chain(

@@ -66,12 +66,14 @@ class ModelRef:
             llm = None
         self._llm = llm
         self._context = context
+        self.constrained = False  # the server constrains replies to a JSON schema
         self._lock = threading.Lock()
 
     def get(self) -> BaseChatModel:
         with self._lock:
             if self._llm is None:
                 self._llm = default_model(self._context)
+                self.constrained = is_local(self._llm)
             return self._llm
 
 
@@ -86,9 +88,16 @@ def _estimate(text: str) -> int:
     return math.ceil(len(text) / 4)  # ~4 characters per token when the model reports none
 
 
-def call(llm: BaseChatModel, prompt: str) -> Reply:
-    """One model call with one user message; token counts as reported, else estimated."""
-    message = llm.invoke([HumanMessage(prompt)])
+def call(llm: BaseChatModel, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+    """One model call with one user message; token counts as reported, else estimated.
+
+    With `schema`, the server is asked to constrain the reply to that JSON schema (llama.cpp
+    turns it into a grammar); the parsers read such JSON replies as well as free text.
+    """
+    runnable: Any = llm
+    if schema is not None:
+        runnable = llm.bind(response_format={"type": "json_object", "schema": schema})
+    message = runnable.invoke([HumanMessage(prompt)])
     content = message.content
     if isinstance(content, list):
         content = "".join(
@@ -100,6 +109,13 @@ def call(llm: BaseChatModel, prompt: str) -> Reply:
         text,
         int(usage.get("input_tokens") or _estimate(prompt)),
         int(usage.get("output_tokens") or _estimate(text)),
+    )
+
+
+def is_local(llm: BaseChatModel) -> bool:
+    """The bundled local model (llama.cpp's server honours JSON-schema response formats)."""
+    return getattr(llm, "model_name", None) == "local" and "127.0.0.1" in str(
+        getattr(llm, "openai_api_base", "")
     )
 
 

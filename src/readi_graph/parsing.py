@@ -74,6 +74,9 @@ def _chains(text: str) -> list[tuple[str | None, str]]:
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
+            # A schema-constrained reply: {"thought": ..., "path": {topic: [paths]}}.
+            inner = {str(k).lower(): v for k, v in data.items()}.get("path")
+            data = inner if isinstance(inner, dict) else data
             for key, value in data.items():
                 items = value if isinstance(value, list) else [value]
                 found += [(str(key), v) for v in items if isinstance(v, str)]
@@ -138,8 +141,29 @@ def parse_kg_paths(
     return {t: alternatives or [()] for t, alternatives in plan.items()}
 
 
+def _json_field(text: str, name: str) -> Any:
+    """`name` of a JSON object reply (schema-constrained output), or None."""
+    block = _balanced_object(_FENCE.sub("", text or ""))
+    try:
+        data = json.loads(block) if block else None
+    except json.JSONDecodeError:
+        return None
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def _answers_field(text: str) -> list[str] | None:
+    value = _json_field(text, "answers")
+    if isinstance(value, list):
+        return list(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
+    return None
+
+
 def parse_answer(text: str) -> list[str] | None:
-    """Answers from the last `{a | b}` in the text; [] for an explicit `{}`; None if absent."""
+    """Answers from the last `{a | b}` in the text; [] for an explicit `{}`; None if absent.
+    A JSON reply `{"answers": [...]}` (schema-constrained output) is read as such."""
+    structured = _answers_field(text)
+    if structured is not None:
+        return structured
     groups = _BRACES.findall(_FENCE.sub("", text or ""))
     if not groups:
         return None
@@ -189,11 +213,15 @@ def _json_after(text: str, marker: re.Pattern[str], opener: str) -> Any:
 def parse_table_plan(text: str) -> dict[str, Any]:
     """`{"headers": [...], "constraints": {header: [values]}}` from a table path reply."""
     body = _FENCE.sub("", text or "")
-    headers = _json_after(body, _HEADERS, "[")
+    headers = _json_field(body, "headers")
+    if isinstance(headers, list):  # a schema-constrained reply
+        constraints = _json_field(body, "constraints")
+    else:
+        headers = _json_after(body, _HEADERS, "[")
+        constraints = _json_after(body, _CONSTRAINTS, "{")
     if not isinstance(headers, list) or not all(isinstance(h, str | int | float) for h in headers):
         snippet = " ".join((text or "").split())[:160]
         raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
-    constraints = _json_after(body, _CONSTRAINTS, "{")
     clean: dict[str, list[str]] = {}
     if isinstance(constraints, dict):
         for header, values in constraints.items():
@@ -205,7 +233,11 @@ def parse_table_plan(text: str) -> dict[str, Any]:
 
 
 def parse_list_answer(text: str) -> list[str] | None:
-    """The list after the last `Answer:` (`Answer: ["a", "b"]`); None when absent."""
+    """The list after the last `Answer:` (`Answer: ["a", "b"]`), or of a JSON reply's
+    "answers"; None when absent."""
+    structured = _answers_field(text)
+    if structured is not None:
+        return structured
     body = _FENCE.sub("", text or "")
     value = _json_after(body, _ANSWER, "[")
     if isinstance(value, list):

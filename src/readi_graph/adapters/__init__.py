@@ -32,7 +32,6 @@ class Material:
 
 class Adapter(Protocol):
     prompts: tuple[str, str, str]  # generate, edit, answer prompt files
-    expected_format: str  # shown in the "unparseable" diagnosis
 
     def prepare(self, state: ReadiState) -> Record:
         """Check the input (raise `InputError`); return state updates (e.g. cleaned names)."""
@@ -59,6 +58,10 @@ class Adapter(Protocol):
 
     def parse_answer(self, text: str) -> list[str] | None: ...
 
+    def plan_schema(self, state: ReadiState) -> Record:
+        """JSON schema of a plan reply, for servers that constrain output (the local model)."""
+        ...
+
 
 def adapter_for(env: object) -> Adapter:
     """The adapter of a `KnowledgeGraph` or a `Table`."""
@@ -74,3 +77,13 @@ def adapter_for(env: object) -> Adapter:
 
         return TableAdapter(env)
     raise TypeError(f"build_graph needs a KnowledgeGraph or a Table, got {type(env).__name__}")
+
+
+ANSWER_SCHEMA: Record = {
+    "type": "object",
+    "properties": {
+        "thought": {"type": "string"},
+        "answers": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["thought", "answers"],
+}

@@ -18,7 +18,7 @@ from readi_graph.envs.base import InputError, Term, Triple
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.names import normalize_name
 from readi_graph.instantiation import Instance, bind, connect, merge
-from readi_graph.parsing import PATH_FORMAT, parse_answer, parse_kg_paths
+from readi_graph.parsing import parse_answer, parse_kg_paths
 from readi_graph.paths import KGPath
 from readi_graph.records import (
     candidate_from,
@@ -52,7 +52,6 @@ def _evidence(instances: list[Instance]) -> tuple[tuple[Term, ...], list[Triple]
 
 class KGAdapter:
     prompts = ("kg_generate", "kg_edit", "kg_answer")
-    expected_format = PATH_FORMAT
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
@@ -178,3 +177,19 @@ class KGAdapter:
 
     def parse_answer(self, text: str) -> list[str] | None:
         return parse_answer(text)
+
+    def plan_schema(self, state: ReadiState) -> Record:
+        paths = {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3}
+        topics = state.get("topic_entities") or []
+        return {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string"},
+                "path": {
+                    "type": "object",
+                    "properties": {t: paths for t in topics},
+                    "required": topics,
+                },
+            },
+            "required": ["thought", "path"],
+        }

@@ -18,7 +18,7 @@ from readi_graph.diagnosis import Diagnosis, Reason
 from readi_graph.envs.base import InputError
 from readi_graph.envs.names import normalize_name
 from readi_graph.envs.table import Column, Match, Table
-from readi_graph.parsing import TABLE_FORMAT, parse_list_answer, parse_table_plan
+from readi_graph.parsing import parse_list_answer, parse_table_plan
 from readi_graph.state import ReadiState
 
 ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
@@ -34,7 +34,6 @@ def plan_text(plan: Record) -> str:
 
 class TableAdapter:
     prompts = ("table_generate", "table_edit", "table_answer")
-    expected_format = TABLE_FORMAT
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -192,3 +191,18 @@ class TableAdapter:
 
     def parse_answer(self, text: str) -> list[str] | None:
         return parse_list_answer(text)
+
+    def plan_schema(self, state: ReadiState) -> Record:
+        header = {"type": "string", "enum": self.table.headers}
+        return {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string"},
+                "headers": {"type": "array", "items": header, "minItems": 2},
+                "constraints": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+            "required": ["thought", "headers", "constraints"],
+        }

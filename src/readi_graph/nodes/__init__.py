@@ -74,7 +74,9 @@ def request_plan(
 ) -> tuple[dict[str, Any], str | None]:
     """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
     which the diagnosis then reports to the editor instead of failing the run."""
-    reply = meter.llm(call(model.get(), prompt))
+    llm = model.get()
+    schema = adapter.plan_schema(state) if model.constrained else None
+    reply = meter.llm(call(llm, prompt, schema))
     meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None

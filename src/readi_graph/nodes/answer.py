@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from readi_graph.adapters import Adapter
+from readi_graph.adapters import ANSWER_SCHEMA, Adapter
 from readi_graph.context import ReadiContext, settings
 from readi_graph.envs.names import normalize_name
 from readi_graph.llm import ModelRef, call
@@ -30,7 +30,9 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
                 prompt = render(
                     adapter.prompts[2], question=state["question"], **material.prompt_values
                 )
-                text = meter.llm(call(model.get(), prompt)).text
+                llm = model.get()
+                schema = ANSWER_SCHEMA if model.constrained else None
+                text = meter.llm(call(llm, prompt, schema)).text
                 parsed = adapter.parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)

