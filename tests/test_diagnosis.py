@@ -79,5 +79,7 @@ def test_unparseable_output_is_a_diagnosis() -> None:
         parse_kg_paths("I think the answer is Paris!!", ["Paris"])
     d = unparseable(str(error.value))
     assert not d.ok and d.reasons[0].kind == "unparseable_path"
-    assert "could not be read" in d.reasons[0].message and "I think the answer" in d.reasons[0].message
+    assert (
+        "could not be read" in d.reasons[0].message and "I think the answer" in d.reasons[0].message
+    )
     assert 'Path: {"Topic Entity"' in d.reasons[0].message  # the expected format

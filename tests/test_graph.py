@@ -209,3 +209,17 @@ def test_state_is_plain_json_for_checkpointers(
     json.dumps(values)  # no custom classes anywhere in the state
     assert values["edits_used"] == 1 and values["diagnosis"]["reasons"] == []
     assert not [w for w in recwarn if "unregistered type" in str(w.message)]
+
+
+def test_a_reply_cut_at_the_length_limit_is_unreadable_not_fatal(kg: KnowledgeGraph) -> None:
+    class LengthFinishReasonError(Exception):  # the name the OpenAI client raises
+        pass
+
+    llm = scripted(
+        path({"Joel Zwick": ["Joel Zwick -> directed -> language"]}),
+        "{Greek}",
+        failures=[LengthFinishReasonError("length limit reached")],
+    )
+    out = build_graph(kg, llm).invoke(ZWICK, LIMIT)
+    assert out["answers"] == ["Greek"] and out["edits"] == 1
+    assert out["usage"]["plans_unreadable"] == 1

@@ -18,16 +18,23 @@ from readi_graph.local_model import local_available
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not local_available() and not os.environ.get("READI_REQUIRE_LOCAL"),
-                       reason="needs the [local] extra"),
+    pytest.mark.skipif(
+        not local_available() and not os.environ.get("READI_REQUIRE_LOCAL"),
+        reason="needs the [local] extra",
+    ),
 ]
 CONTEXT = ReadiContext(model="local", max_edits=1)
 
 
 def test_a_kg_question_through_the_local_model() -> None:
     graph = build_graph(demo_kg(), "local")
-    out = graph.invoke({"question": "which films did Robert Zemeckis direct",
-                        "topic_entities": ["Robert Zemeckis"]}, context=CONTEXT)
+    out = graph.invoke(
+        {
+            "question": "which films did Robert Zemeckis direct",
+            "topic_entities": ["Robert Zemeckis"],
+        },
+        context=CONTEXT,
+    )
     usage = out["usage"]
     assert 1 <= usage["plans"] <= 2 and usage["llm_calls"] >= 2
     assert usage["prompt_tokens"] > 500 and isinstance(out["answer"], str)
@@ -36,5 +43,6 @@ def test_a_kg_question_through_the_local_model() -> None:
 
 def test_a_table_question_through_the_local_model() -> None:
     out = build_graph(demo_table(), "local").invoke(
-        {"question": "which season had the highest average attendance?"}, context=CONTEXT)
+        {"question": "which season had the highest average attendance?"}, context=CONTEXT
+    )
     assert out["usage"]["llm_calls"] >= 2 and isinstance(out["answer"], str)

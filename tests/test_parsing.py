@@ -81,5 +81,7 @@ def test_schema_constrained_json_replies() -> None:
     assert parse_kg_paths(plan, TOPICS) == {"Joel Zwick": [("directed", "language")]}
     assert parse_answer('{"thought": "t", "answers": ["Greek", "English"]}') == ["Greek", "English"]
     assert parse_list_answer('{"thought": "t", "answers": [2004]}') == ["2004"]
-    table = parse_table_plan('{"thought": "t", "headers": ["Year", "League"], "constraints": {"League": ["x"]}}')
+    table = parse_table_plan(
+        '{"thought": "t", "headers": ["Year", "League"], "constraints": {"League": ["x"]}}'
+    )
     assert table == {"headers": ["Year", "League"], "constraints": {"League": ["x"]}}

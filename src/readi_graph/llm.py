@@ -97,7 +97,19 @@ def call(llm: BaseChatModel, prompt: str, schema: dict[str, Any] | None = None) 
     runnable: Any = llm
     if schema is not None:
         runnable = llm.bind(response_format={"type": "json_object", "schema": schema})
-    message = runnable.invoke([HumanMessage(prompt)])
+    try:
+        message = runnable.invoke([HumanMessage(prompt)])
+    except Exception as exc:
+        if type(exc).__name__ != "LengthFinishReasonError":
+            raise
+        # The model ran out of tokens before finishing its (JSON) reply: an unreadable reply,
+        # which the diagnosis reports, not a failed run.
+        usage = getattr(getattr(exc, "completion", None), "usage", None)
+        return Reply(
+            "",
+            int(getattr(usage, "prompt_tokens", 0) or _estimate(prompt)),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
     content = message.content
     if isinstance(content, list):
         content = "".join(

@@ -82,7 +82,7 @@ def adapter_for(env: object) -> Adapter:
 ANSWER_SCHEMA: Record = {
     "type": "object",
     "properties": {
-        "thought": {"type": "string"},
+        "thought": {"type": "string", "maxLength": 400},
         "answers": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["thought", "answers"],

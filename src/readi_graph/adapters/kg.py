@@ -184,7 +184,7 @@ class KGAdapter:
         return {
             "type": "object",
             "properties": {
-                "thought": {"type": "string"},
+                "thought": {"type": "string", "maxLength": 400},
                 "path": {
                     "type": "object",
                     "properties": {t: paths for t in topics},

@@ -197,7 +197,7 @@ class TableAdapter:
         return {
             "type": "object",
             "properties": {
-                "thought": {"type": "string"},
+                "thought": {"type": "string", "maxLength": 400},
                 "headers": {"type": "array", "items": header, "minItems": 2},
                 "constraints": {
                     "type": "object",

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from readi_graph.context import ReadiContext
-from readi_graph.envs.base import ReadiError
 
 
 @dataclass
@@ -51,7 +50,7 @@ def run(
         record: dict[str, Any] = {"id": item.id, "gold": item.gold}
         try:
             result = graph_for(item).invoke(item.input, {"recursion_limit": 100}, context=context)
-        except (ReadiError, ValueError, OSError, TimeoutError) as exc:
+        except Exception as exc:
             totals["errors"] += 1
             record.update(prediction=[], correct=False, error=f"{type(exc).__name__}: {exc}")
         else:
