@@ -100,10 +100,12 @@ def evaluate(
     *,
     label: str,
     out: IO[str] | None = None,
-    progress: IO[str] | None = sys.stderr,
+    progress: IO[str] | None = None,
     every: int = 1000,
 ) -> dict[str, Any]:
-    """Run the gold planner over `questions`; JSON lines to `out`, progress to `progress`."""
+    """Run the gold planner over `questions`; JSON lines to `out`, progress to `progress`
+    (default: sys.stderr as it is when called)."""
+    progress = progress or sys.stderr
     summary = Summary(label)
     for result in (run_question(kg, q) for q in questions):
         summary.add(result)

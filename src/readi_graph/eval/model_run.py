@@ -33,8 +33,9 @@ def run(
     context: ReadiContext,
     label: str,
     out: IO[str] | None = None,
-    progress: IO[str] = sys.stderr,
+    progress: IO[str] | None = None,
 ) -> dict[str, Any]:
+    progress = progress or sys.stderr  # looked up now: sys.stderr may be replaced
     totals = {
         "correct": 0,
         "llm_calls": 0,
