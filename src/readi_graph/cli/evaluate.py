@@ -7,10 +7,13 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
+from readi_graph.eval import model_run
 
 
 def _load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
@@ -59,11 +62,30 @@ def _open_out(args: argparse.Namespace) -> IO[str] | None:
     return open(args.out, "w", encoding="utf-8") if args.out else None
 
 
+def _run_model(
+    args: argparse.Namespace,
+    items: Sequence[model_run.Item],
+    graph_for: Callable[[model_run.Item], Any],
+    correct: Callable[[list[str], list[str]], bool],
+    context: ReadiContext,
+    label: str,
+) -> int:
+    """Run, write JSON lines to --out, print the summary as the last line."""
+
+    out = _open_out(args)
+    try:
+        summary = model_run.run(items, graph_for, correct, context=context, label=label, out=out)
+    finally:
+        if out is not None:
+            out.close()
+    print(json.dumps(summary))
+    return 0
+
+
 def eval_wtq(args: argparse.Namespace) -> int:
     """Readi over WikiTableQuestions questions, scored with the official denotation accuracy."""
     from readi_graph.cli.ask import context_from
     from readi_graph.envs.table import Table
-    from readi_graph.eval import model_run
     from readi_graph.eval.wtq import denotation_correct, load_questions
     from readi_graph.graph import build_graph
 
@@ -75,27 +97,12 @@ def eval_wtq(args: argparse.Namespace) -> int:
     def graph_for(item: model_run.Item) -> object:
         return build_graph(Table.from_csv(Path(args.data) / tables[item.id]), context=context)
 
-    out = _open_out(args)
-    try:
-        summary = model_run.run(
-            items,
-            graph_for,
-            denotation_correct,
-            context=context,
-            label=f"wtq {args.split}",
-            out=out,
-        )
-    finally:
-        if out is not None:
-            out.close()
-    print(json.dumps(summary))
-    return 0
+    return _run_model(args, items, graph_for, denotation_correct, context, f"wtq {args.split}")
 
 
 def _eval_metaqa_with_model(args: argparse.Namespace) -> int:
     """Readi with a chat model over MetaQA; correct = the first answer is a gold answer."""
     from readi_graph.cli.ask import context_from
-    from readi_graph.eval import model_run
     from readi_graph.eval.metaqa import load_questions
     from readi_graph.graph import build_graph
 
@@ -110,18 +117,5 @@ def _eval_metaqa_with_model(args: argparse.Namespace) -> int:
     def hit1(gold: list[str], predicted: list[str]) -> bool:
         return bool(predicted) and predicted[0] in gold
 
-    out = _open_out(args)
-    try:
-        summary = model_run.run(
-            items,
-            lambda _: graph,
-            hit1,
-            context=context,
-            label=f"metaqa {args.hops}-hop {args.split}",
-            out=out,
-        )
-    finally:
-        if out is not None:
-            out.close()
-    print(json.dumps(summary))
-    return 0
+    label = f"metaqa {args.hops}-hop {args.split}"
+    return _run_model(args, items, lambda _: graph, hit1, context, label)
