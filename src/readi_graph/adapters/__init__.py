@@ -63,6 +63,13 @@ class Adapter(Protocol):
         ...
 
 
+def no_evidence(state: ReadiState, source: str, default: str) -> str:
+    """Why there is nothing to answer from: the diagnosis' reasons, or `default`."""
+    reasons = (state.get("diagnosis") or {}).get("reasons") or []
+    why = "; ".join(r["message"] for r in reasons) or default
+    return f"The {source} gave no evidence: {why}."
+
+
 def adapter_for(env: object) -> Adapter:
     """The adapter of a `KnowledgeGraph` or a `Table`."""
     from readi_graph.envs.kg import KnowledgeGraph

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from readi_graph.adapters import Material, Record
+from readi_graph.adapters import Material, Record, no_evidence
 from readi_graph.adapters.render import (
     diagnosis_text,
     labelled_triples,
@@ -164,15 +164,15 @@ class KGAdapter:
         nodes, triples = _evidence(instances)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)
-        reasons = (state.get("diagnosis") or {}).get("reasons") or []
-        why = "; ".join(r["message"] for r in reasons) or "no path was instantiated"
         return Material(
             evidence=evidence,
             prompt_values={"triples": triples_text(evidence, ctx.evidence_cap)},
             fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
             known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
             path=[path_line(i.path.topic, i.path.relations) for i in instances],
-            no_evidence=None if evidence else f"The knowledge graph gave no evidence: {why}.",
+            no_evidence=None
+            if evidence
+            else no_evidence(state, "knowledge graph", "no path was instantiated"),
         )
 
     def parse_answer(self, text: str) -> list[str] | None:

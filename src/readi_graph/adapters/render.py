@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 from readi_graph.diagnosis import Diagnosis
@@ -13,13 +12,6 @@ from readi_graph.retrieval import local_name
 
 def path_line(topic: str, relations: Sequence[str]) -> str:
     return " -> ".join((topic, *relations))
-
-
-def plan_json(plan: dict[str, list[list[str]]]) -> str:
-    return json.dumps(
-        {t: [path_line(t, r) for r in alternatives] for t, alternatives in plan.items()},
-        ensure_ascii=False,
-    )
 
 
 def diagnosis_text(d: Diagnosis) -> tuple[str, str, str]:

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from readi_graph.adapters import Material, Record
+from readi_graph.adapters import Material, Record, no_evidence
+from readi_graph.adapters.render import diagnosis_text
 from readi_graph.context import ReadiContext
 from readi_graph.diagnosis import Diagnosis, Reason
 from readi_graph.envs.base import InputError
 from readi_graph.envs.names import normalize_name
-from readi_graph.envs.table import Column, Match, Table
+from readi_graph.envs.table import Match, Table
 from readi_graph.parsing import parse_list_answer, parse_table_plan
+from readi_graph.records import diagnosis_from
 from readi_graph.state import ReadiState
 
 ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
@@ -56,13 +58,11 @@ class TableAdapter:
         return parse_table_plan(text)
 
     # --- instantiation -----------------------------------------------------------------------
-    def _column(self, header: str) -> Column | None:
-        return self.table.column(header)
-
     def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
         plan = state.get("plan") or {}
         found = {
-            h: self._column(h) for h in [*plan.get("headers", []), *plan.get("constraints", {})]
+            h: self.table.column(h)
+            for h in [*plan.get("headers", []), *plan.get("constraints", {})]
         }
         return {h: (c.header if c else None) for h, c in found.items()}
 
@@ -71,7 +71,7 @@ class TableAdapter:
         bound: dict[str, str | None] = state.get("bindings") or {}
         headers: list[str] = list(plan.get("headers", []))
         missing = [h for h in bound if bound[h] is None]
-        columns = [c for h in headers if bound.get(h) and (c := self._column(h)) is not None]
+        columns = [c for h in headers if bound.get(h) and (c := self.table.column(h)) is not None]
         columns = list({c.ident: c for c in columns}.values())
         complete = not missing and len(columns) >= 2
         instance: Record = {
@@ -87,7 +87,7 @@ class TableAdapter:
             where = [
                 (c, values)
                 for h, values in plan.get("constraints", {}).items()
-                if bound.get(h) and (c := self._column(h)) is not None
+                if bound.get(h) and (c := self.table.column(h)) is not None
             ]
             rows: list[tuple[int, list[str]]] = []
             for how in MATCHES if where else ():
@@ -135,8 +135,7 @@ class TableAdapter:
         return diagnosis
 
     def edit_values(self, state: ReadiState) -> dict[str, str]:
-        reasons = (state.get("diagnosis") or {}).get("reasons") or []
-        errors = "\n".join(f"{i}. {r['message']}" for i, r in enumerate(reasons, 1))
+        errors, _, _ = diagnosis_text(diagnosis_from(state.get("diagnosis") or {}))
         return {
             "question": state["question"],
             "path": plan_text(state.get("plan") or {}),
@@ -151,14 +150,12 @@ class TableAdapter:
         headers: list[str] = instance.get("headers", [])
         rows: list[list[Any]] = instance.get("rows", [])
         if not headers:
-            reasons = (state.get("diagnosis") or {}).get("reasons") or []
-            why = "; ".join(r["message"] for r in reasons) or "no header was chosen"
             return Material(
                 [],
                 {},
                 [],
                 path=[plan_text(plan)],
-                no_evidence=f"The table gave no evidence: {why}.",
+                no_evidence=no_evidence(state, "table", "no header was chosen"),
             )
         lines = [f"Rows ({' | '.join(headers)}):"]
         lines += [f"row {r + 1}: {' | '.join(values)}" for r, values in rows[: ctx.evidence_cap]]
@@ -170,7 +167,7 @@ class TableAdapter:
                 " all rows are shown)"
             )
         # Unreadable answer: report the first unconstrained column of the selected rows.
-        bound = [self._column(h) for h in plan.get("constraints", {})]
+        bound = [self.table.column(h) for h in plan.get("constraints", {})]
         constrained = {c.header for c in bound if c is not None}
         free = [i for i, h in enumerate(headers) if h not in constrained]
         fallback = (
