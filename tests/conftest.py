@@ -25,6 +25,12 @@ def _need(path: Path) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _private_reply_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets its own reply cache: a reply cached by one test must not answer another."""
+    monkeypatch.setenv("READI_REPLY_CACHE", str(tmp_path / "replies.sqlite"))
+
+
 @pytest.fixture(scope="session")
 def metaqa_dir() -> Path:
     return _need(SHARED_DATA / "metaqa")

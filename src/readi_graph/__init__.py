@@ -22,6 +22,7 @@ from readi_graph.envs.names import Resolution
 from readi_graph.graph import build_graph, make_builder
 from readi_graph.instantiation import Hop, Instance, Merged, bind, connect, merge
 from readi_graph.llm import ModelNotConfigured
+from readi_graph.llm_cache import ReplyCache
 from readi_graph.parsing import OutputParseError
 from readi_graph.paths import Binding, Candidate, KGPath
 from readi_graph.retrieval import RelationIndex
@@ -54,6 +55,7 @@ __all__ = [
     "ReadiState",
     "Reason",
     "RelationIndex",
+    "ReplyCache",
     "Resolution",
     "Term",
     "Triple",

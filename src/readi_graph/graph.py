@@ -19,6 +19,7 @@ from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.table import Table
 from readi_graph.llm import ModelRef, is_transient
+from readi_graph.llm_cache import ReplyCache
 from readi_graph.nodes.answer import make_answer
 from readi_graph.nodes.bind import make_bind
 from readi_graph.nodes.connect import make_connect
@@ -33,12 +34,13 @@ def make_builder(
     llm: BaseChatModel | str | None = None,
     *,
     context: ReadiContext | None = None,
+    reply_cache: ReplyCache | None = None,
     llm_retries: int = 3,
     env_retries: int = 2,
 ) -> StateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
     """The Readi workflow over a KG or a table, not yet compiled."""
     adapter = adapter_for(env)
-    model = ModelRef(llm, context or ReadiContext())
+    model = ModelRef(llm, context or ReadiContext(), reply_cache)
     llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
     env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
 
@@ -80,7 +82,9 @@ def build_graph(
     else the local model when its extra is installed.
 
     `checkpointer` and `cache` pass through to `compile`; `context` sets the defaults used to
-    build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`).
+    build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`);
+    `reply_cache=ReplyCache(path)` answers repeated prompts from disk (counted as
+    `cached_calls`, not `llm_calls`).
     """
     builder = make_builder(env, llm, context=context, **options)
     return builder.compile(checkpointer=checkpointer, cache=cache, name=name)

@@ -20,6 +20,7 @@ from langchain_core.messages import HumanMessage
 
 from readi_graph.context import ReadiContext
 from readi_graph.envs.base import EndpointUnavailable, ReadiError
+from readi_graph.llm_cache import ReplyCache, model_key
 
 
 class ModelNotConfigured(ReadiError):
@@ -60,13 +61,19 @@ def default_model(context: ReadiContext) -> BaseChatModel:
 class ModelRef:
     """The model a graph uses, resolved once, on first use."""
 
-    def __init__(self, llm: BaseChatModel | str | None, context: ReadiContext) -> None:
+    def __init__(
+        self,
+        llm: BaseChatModel | str | None,
+        context: ReadiContext,
+        cache: ReplyCache | None = None,
+    ) -> None:
         if isinstance(llm, str):  # a model name, e.g. "local"
             context = replace(context, model=llm)
             llm = None
         self._llm = llm
         self._context = context
         self.constrained = False  # the server constrains replies to a JSON schema
+        self.cache = cache
         self._lock = threading.Lock()
 
     def get(self) -> BaseChatModel:
@@ -76,12 +83,27 @@ class ModelRef:
                 self.constrained = is_local(self._llm)
             return self._llm
 
+    def ask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+        """One call (see `call`), answered from the reply cache when it holds this request."""
+        llm = self.get()
+        schema = schema if self.constrained else None
+        if self.cache is None:
+            return call(llm, prompt, schema)
+        key = self.cache.key(model_key(llm), prompt, schema)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return Reply(*hit, cached=True)
+        reply = call(llm, prompt, schema)
+        self.cache.put(key, reply.text, reply.prompt_tokens, reply.completion_tokens)
+        return reply
+
 
 @dataclass(frozen=True)
 class Reply:
     text: str
     prompt_tokens: int
     completion_tokens: int
+    cached: bool = False  # served by the reply cache: no model was called
 
 
 def _estimate(text: str) -> int:

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 from readi_graph.cli import ask, evaluate, score
 from readi_graph.envs.base import ReadiError
-from readi_graph.envs.kg import KGSettings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,30 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     wtq.set_defaults(func=score.score_wtq)
 
     evaluating = commands.add_parser("eval", help="evaluate on a benchmark")
-    datasets = evaluating.add_subparsers(dest="dataset", required=True)
-    metaqa = datasets.add_parser("metaqa", help="MetaQA (official layout: kb.txt, N-hop/...)")
-    metaqa.add_argument("--data", required=True, help="MetaQA directory")
-    metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
-    metaqa.add_argument("--split", default="dev", choices=("dev", "test", "train"))
-    metaqa.add_argument("--planner", default="gold", help="where paths come from (gold)")
-    metaqa.add_argument("--limit", type=int, default=None, help="first N questions only")
-    metaqa.add_argument("--out", help="write one JSON line per question here")
-    metaqa.add_argument("--backend", choices=("oxigraph", "rdflib"), default="oxigraph")
-    metaqa.add_argument("--endpoint", help="use this SPARQL endpoint instead of an embedded store")
-    metaqa.add_argument("--graph", help="named graph holding the KB on the endpoint")
-    metaqa.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
-    metaqa.add_argument("--model", help="answer with this chat model ('local': bundled)")
-    metaqa.add_argument("--max-edits", type=int, default=4)
-    metaqa.set_defaults(func=evaluate.eval_metaqa)
-
-    wtq_eval = datasets.add_parser("wtq", help="WikiTableQuestions with a chat model")
-    wtq_eval.add_argument("--data", required=True, help="dataset directory (data/, csv/)")
-    wtq_eval.add_argument("--split", default="training")
-    wtq_eval.add_argument("--limit", type=int, default=None, help="first N questions only")
-    wtq_eval.add_argument("--out", help="write one JSON line per question here")
-    wtq_eval.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
-    wtq_eval.add_argument("--max-edits", type=int, default=4)
-    wtq_eval.set_defaults(func=evaluate.eval_wtq)
+    evaluate.add_parsers(evaluating.add_subparsers(dest="dataset", required=True))
     return parser
 
 

@@ -1,22 +1,96 @@
-"""`readi eval`: MetaQA with the gold planner (no LLM), WikiTableQuestions with a model."""
+"""`readi eval {metaqa,wtq,webqsp,cwq}`: one runner, one JSON line per question, resumable.
+
+Every dataset takes the same options (`--limit --concurrency --out --resume --model
+--max-edits --cache`); the last line printed is the JSON summary. MetaQA has offline modes
+that need no LLM: `--planner gold` (instantiation only) and `--planner empty|corrupt` with
+`--editor oracle|none` (the whole graph; see eval/offline.py).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
+import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from readi_graph.cli.ask import context_from
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
-from readi_graph.eval import model_run
+from readi_graph.eval import runner
+from readi_graph.eval.metrics import kgqa_scores, normalize
+from readi_graph.llm_cache import ReplyCache
 
 
-def _load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
+def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
+    p.add_argument("--data", required=True, help="dataset directory (official layout)")
+    p.add_argument("--split", default=split)
+    p.add_argument("--limit", type=int, default=None, help="first N questions only")
+    p.add_argument("--concurrency", type=int, default=1, help="questions run at once")
+    p.add_argument("--out", help="results file: one JSON line per question")
+    p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
+    p.add_argument("--model", help="chat model ('local': the bundled one)")
+    p.add_argument("--max-edits", type=int, default=4)
+    p.add_argument("--strategy", choices=("readi",), default="readi")
+    p.add_argument(
+        "--cache",
+        default=os.environ.get("READI_REPLY_CACHE") or str(_cache_home() / "replies.sqlite"),
+        help="reply cache (SQLite; default $READI_REPLY_CACHE or ~/.cache/readi-graph/"
+        "replies.sqlite): a rerun costs no LLM calls",
+    )
+    p.add_argument("--no-cache", action="store_true", help="always call the model")
+
+
+def add_kg_source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--endpoint", help="SPARQL endpoint holding the KG")
+    p.add_argument("--graph", help="named graph holding the KG on the endpoint")
+    p.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
+
+
+def _cache_home() -> Path:
+    from readi_graph.retrieval import _cache_dir
+
+    return _cache_dir()
+
+
+def reply_cache(args: argparse.Namespace) -> ReplyCache | None:
+    return None if args.no_cache or not args.cache else ReplyCache(args.cache)
+
+
+def evaluate(
+    args: argparse.Namespace,
+    items: list[runner.Item],
+    graph_for: Callable[[runner.Item], Any],
+    scorer: runner.Scorer,
+    label: str,
+    *,
+    context: ReadiContext | None = None,
+    annotate: Callable[[runner.Item, runner.Record], None] | None = None,
+    notes: dict[str, Any] | None = None,
+) -> int:
+    """Run the items, print the summary as the last line."""
+    summary = runner.run(
+        items,
+        graph_for,
+        scorer,
+        context=context or context_from(args),
+        label=label,
+        out=args.out,
+        resume=args.resume,
+        concurrency=args.concurrency,
+        annotate=annotate,
+    )
+    print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False))
+    return 0
+
+
+# --- MetaQA ----------------------------------------------------------------------------------
+def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     settings = KGSettings(frontier_cap=args.frontier_cap)
     if args.endpoint:
         return KnowledgeGraph.from_endpoint(args.endpoint, settings, default_graph=args.graph)
@@ -35,87 +109,130 @@ def _load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     return kg
 
 
+def answer_among(gold: Any, predicted: list[str]) -> dict[str, float]:
+    """Offline runs have no answer model: correct = a gold answer is among the instance ends."""
+    scores = kgqa_scores(gold, predicted)
+    found = {normalize(p) for p in predicted}
+    scores["correct"] = float(any(normalize(g) in found for g in gold))
+    return scores
+
+
 def eval_metaqa(args: argparse.Namespace) -> int:
-    from readi_graph.eval import gold
     from readi_graph.eval.metaqa import load_questions
 
-    if args.model:
-        return _eval_metaqa_with_model(args)
-    if args.planner != "gold":
-        print(f"planner {args.planner!r} is not available yet; use --planner gold", file=sys.stderr)
-        return 2
-    questions = itertools.islice(load_questions(args.data, args.hops, args.split), args.limit)
-    kg = _load_metaqa_kg(args)
-    out = _open_out(args)
-    try:
-        summary = gold.evaluate(
-            kg, questions, label=f"metaqa {args.hops}-hop {args.split}", out=out
+    questions = list(itertools.islice(load_questions(args.data, args.hops, args.split), args.limit))
+    label = f"metaqa {args.hops}-hop {args.split}"
+    if args.planner == "gold":
+        return _metaqa_gold(args, questions, label)
+    from readi_graph.graph import build_graph
+
+    items = [
+        runner.Item(
+            q.id,
+            {"question": q.question, "topic_entities": [q.topic]},
+            list(q.answers),
+            {"hops": q.hops, "qtype": q.qtype},
         )
-    finally:
-        if out is not None:
-            out.close()
+        for q in questions
+    ]
+    kg = load_metaqa_kg(args)
+    if args.planner == "model":
+        graph = build_graph(kg, context=context_from(args), reply_cache=reply_cache(args))
+        return evaluate(args, items, lambda _: graph, kgqa_scores, label)
+
+    from readi_graph.eval.offline import OfflineModel
+
+    delegate = None
+    if args.model:  # a real model edits and answers, from the offline first path
+        from readi_graph.llm import ModelRef
+
+        delegate = ModelRef(None, context_from(args)).get()
+    editor = args.editor or "none"
+    offline = OfflineModel.over(questions, planner=args.planner, editor=editor, delegate=delegate)
+    graph = build_graph(kg, offline, reply_cache=reply_cache(args) if delegate else None)
+
+    def annotate(item: runner.Item, record: runner.Record) -> None:
+        record["feedback"] = offline.feedback(item.input["question"])
+
+    rule = "hit1" if delegate else "a gold answer among the instance ends (no answer model)"
+    return evaluate(
+        args,
+        items,
+        lambda _: graph,
+        kgqa_scores if delegate else answer_among,
+        f"{label} planner={args.planner} editor={'model' if delegate else editor}",
+        annotate=annotate,
+        notes={"accuracy_is": rule},
+    )
+
+
+def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> int:
+    """The environment alone: instantiate gold paths (no graph, no LLM)."""
+    from readi_graph.eval import gold
+
+    kg = load_metaqa_kg(args)
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(args.out, "w", encoding="utf-8")) if args.out else None
+        summary = gold.evaluate(kg, questions, label=label, out=out)
     print(json.dumps(summary))
     return 0
 
 
-def _open_out(args: argparse.Namespace) -> IO[str] | None:
-    return open(args.out, "w", encoding="utf-8") if args.out else None
-
-
-def _run_model(
-    args: argparse.Namespace,
-    items: Sequence[model_run.Item],
-    graph_for: Callable[[model_run.Item], Any],
-    correct: Callable[[list[str], list[str]], bool],
-    context: ReadiContext,
-    label: str,
-) -> int:
-    """Run, write JSON lines to --out, print the summary as the last line."""
-
-    out = _open_out(args)
-    try:
-        summary = model_run.run(items, graph_for, correct, context=context, label=label, out=out)
-    finally:
-        if out is not None:
-            out.close()
-    print(json.dumps(summary))
-    return 0
-
-
+# --- WikiTableQuestions ------------------------------------------------------------------------
 def eval_wtq(args: argparse.Namespace) -> int:
-    """Readi over WikiTableQuestions questions, scored with the official denotation accuracy."""
-    from readi_graph.cli.ask import context_from
+    """Readi over WikiTableQuestions, scored with the official denotation accuracy."""
     from readi_graph.envs.table import Table
     from readi_graph.eval.wtq import denotation_correct, load_questions
     from readi_graph.graph import build_graph
 
     questions = list(itertools.islice(load_questions(args.data, args.split), args.limit))
-    items = [model_run.Item(q.id, {"question": q.question}, list(q.answers)) for q in questions]
-    tables = {q.id: q.table for q in questions}
-    context = context_from(args)
-
-    def graph_for(item: model_run.Item) -> object:
-        return build_graph(Table.from_csv(Path(args.data) / tables[item.id]), context=context)
-
-    return _run_model(args, items, graph_for, denotation_correct, context, f"wtq {args.split}")
-
-
-def _eval_metaqa_with_model(args: argparse.Namespace) -> int:
-    """Readi with a chat model over MetaQA; correct = the first answer is a gold answer."""
-    from readi_graph.cli.ask import context_from
-    from readi_graph.eval.metaqa import load_questions
-    from readi_graph.graph import build_graph
-
-    questions = list(itertools.islice(load_questions(args.data, args.hops, args.split), args.limit))
     items = [
-        model_run.Item(q.id, {"question": q.question, "topic_entities": [q.topic]}, list(q.answers))
+        runner.Item(q.id, {"question": q.question}, list(q.answers), {"table": q.table})
         for q in questions
     ]
     context = context_from(args)
-    graph = build_graph(_load_metaqa_kg(args), context=context)
+    cache = reply_cache(args)
 
-    def hit1(gold: list[str], predicted: list[str]) -> bool:
-        return bool(predicted) and predicted[0] in gold
+    def graph_for(item: runner.Item) -> object:
+        table = Table.from_csv(Path(args.data) / item.meta["table"])
+        return build_graph(table, context=context, reply_cache=cache)
 
-    label = f"metaqa {args.hops}-hop {args.split}"
-    return _run_model(args, items, lambda _: graph, hit1, context, label)
+    def score(gold: list[str], predicted: list[str]) -> dict[str, float]:
+        return {"correct": float(denotation_correct(gold, predicted))}
+
+    return evaluate(args, items, graph_for, score, f"wtq {args.split}", context=context)
+
+
+def add_parsers(datasets: Any) -> None:
+    """`readi eval metaqa|wtq|webqsp|cwq`."""
+    from readi_graph.cli import evaluate_freebase
+
+    metaqa = datasets.add_parser("metaqa", help="MetaQA (official layout: kb.txt, N-hop/...)")
+    add_common(metaqa, split="dev")
+    add_kg_source(metaqa)
+    metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
+    metaqa.add_argument(
+        "--planner",
+        choices=("gold", "empty", "corrupt", "model"),
+        default=None,
+        help="first path from the gold data (gold: instantiation only; empty/corrupt: the "
+        "paper's Table 3 settings) or from --model (default: model if --model, else gold)",
+    )
+    metaqa.add_argument("--editor", choices=("oracle", "none"), help="offline editor")
+    metaqa.add_argument("--backend", choices=("oxigraph", "rdflib"), default="oxigraph")
+    metaqa.set_defaults(func=_metaqa_entry)
+
+    wtq = datasets.add_parser("wtq", help="WikiTableQuestions with a chat model")
+    add_common(wtq, split="training")
+    wtq.set_defaults(func=eval_wtq)
+    evaluate_freebase.add_parsers(datasets)
+
+
+def _metaqa_entry(args: argparse.Namespace) -> int:
+    if args.planner is None:
+        args.planner = "model" if args.model else "gold"
+    if args.editor and args.planner not in ("empty", "corrupt"):
+        print("--editor goes with --planner empty or corrupt", file=sys.stderr)
+        return 2
+    return eval_metaqa(args)
+

@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from readi_graph.envs.kg import QueryCount, count_queries
-from readi_graph.llm import ModelRef, Reply, call
+from readi_graph.llm import ModelRef, Reply
 from readi_graph.parsing import OutputParseError
 
 if TYPE_CHECKING:
@@ -42,6 +42,9 @@ class Meter:
         self._ms = (time.perf_counter() - self._started) * 1000
 
     def llm(self, reply: Reply) -> Reply:
+        if reply.cached:  # no model was called: not a cost of this run
+            self.count("cached_calls")
+            return reply
         self.llm_calls += 1
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
@@ -74,9 +77,9 @@ def request_plan(
 ) -> tuple[dict[str, Any], str | None]:
     """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
     which the diagnosis then reports to the editor instead of failing the run."""
-    llm = model.get()
+    model.get()  # resolved first: whether replies are constrained depends on the model
     schema = adapter.plan_schema(state) if model.constrained else None
-    reply = meter.llm(call(llm, prompt, schema))
+    reply = meter.llm(model.ask(prompt, schema))
     meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from readi_graph.adapters import ANSWER_SCHEMA, Adapter
 from readi_graph.context import ReadiContext, settings
 from readi_graph.envs.names import normalize_name
-from readi_graph.llm import ModelRef, call
+from readi_graph.llm import ModelRef
 from readi_graph.nodes import Meter
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
@@ -30,9 +30,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
                 prompt = render(
                     adapter.prompts[2], question=state["question"], **material.prompt_values
                 )
-                llm = model.get()
-                schema = ANSWER_SCHEMA if model.constrained else None
-                text = meter.llm(call(llm, prompt, schema)).text
+                text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
                 parsed = adapter.parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)

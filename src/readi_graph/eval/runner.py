@@ -1,0 +1,191 @@
+"""The evaluation runner: questions through a graph, one JSON line each, resumable.
+
+Questions run through `Runnable.batch_as_completed` with `max_concurrency`, and each line is
+written (and flushed) as its question finishes, so a killed run loses at most the questions in
+flight. `resume=True` keeps the lines already written (a torn last line is dropped) and runs
+only the ids not there yet; a fresh run refuses to overwrite an existing file. A question whose
+run raises is written with its error and counts as wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from langchain_core.runnables import RunnableLambda
+
+from readi_graph.context import ReadiContext
+from readi_graph.envs.base import ReadiError
+from readi_graph.eval.summary import summarize
+
+Record = dict[str, Any]
+# (gold, predicted) -> metrics; "correct" (0/1) is the headline accuracy.
+Scorer = Callable[[Any, list[str]], dict[str, float]]
+
+
+class ResultsFileError(ReadiError):
+    """The results file exists and --resume was not given, or it is not JSON lines."""
+
+
+@dataclass
+class Item:
+    id: str
+    input: dict[str, Any]
+    gold: Any  # answers, or alias groups (see eval.metrics)
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. hops and question type
+
+
+def read_results(path: Path) -> list[Record]:
+    """The complete lines of a results file; a torn last line (a killed write) is cut off."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    records: list[Record] = []
+    keep = 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # the write of this line was interrupted
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ResultsFileError(f"{path}: line {len(records) + 1} is not JSON") from exc
+        keep += len(line)
+    if keep != len(raw):
+        with path.open("r+b") as f:
+            f.truncate(keep)
+    return records
+
+
+def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
+    """First and final attempt: instantiated completely? how far along the path (0..1)?"""
+
+    def progress(attempt: Record) -> float:
+        if attempt.get("complete"):
+            return 1.0
+        hops = str(attempt.get("path", "")).count(" -> ")
+        return round(min(attempt.get("depth", 0) / hops, 1.0), 4) if hops else 0.0
+
+    if not attempts:
+        return {}
+    first, final = attempts[0], attempts[-1]
+    return {
+        "first_complete": bool(first.get("complete")),
+        "first_progress": progress(first),
+        "final_complete": bool(final.get("complete")),
+        "final_progress": progress(final),
+    }
+
+
+def run_one(
+    item: Item,
+    graph_for: Callable[[Item], Any],
+    scorer: Scorer,
+    context: ReadiContext,
+    annotate: Callable[[Item, Record], None] | None = None,
+) -> Record:
+    started = time.perf_counter()
+    record: Record = {"id": item.id, "question": item.input.get("question"), "gold": item.gold}
+    record.update(item.meta)
+    try:
+        result = graph_for(item).invoke(item.input, {"recursion_limit": 100}, context=context)
+    except Exception as exc:  # the run goes on; the question counts as wrong
+        record.update(prediction=[], correct=0.0, error=f"{type(exc).__name__}: {exc}")
+    else:
+        predicted = list(result.get("answers") or [])
+        attempts = result.get("attempts") or []
+        record.update(scorer(item.gold, predicted))
+        record.update(
+            prediction=predicted,
+            path=result.get("path"),
+            edits=result.get("edits", 0),
+            usage=result.get("usage") or {},
+            attempts=len(attempts),
+            **instantiation(attempts),
+        )
+    if annotate is not None:
+        annotate(item, record)
+    record["seconds"] = round(time.perf_counter() - started, 3)
+    return record
+
+
+def run(
+    items: Iterable[Item],
+    graph_for: Callable[[Item], Any],
+    scorer: Scorer,
+    *,
+    context: ReadiContext,
+    label: str,
+    out: str | Path | None = None,
+    resume: bool = False,
+    concurrency: int = 1,
+    progress: IO[str] | None = None,
+    annotate: Callable[[Item, Record], None] | None = None,
+) -> dict[str, Any]:
+    """Evaluate `items`; returns the summary over every requested question (see summary.py).
+
+    `annotate(item, record)` adds fields to a record (e.g. the oracle editor's feedback).
+    """
+    items = list(items)
+    path = Path(out) if out else None
+    done: list[Record] = []
+    if path is not None:
+        if path.exists() and path.stat().st_size and not resume:
+            raise ResultsFileError(f"{path} exists: pass --resume to continue it, or remove it")
+        done = read_results(path) if resume else []
+    finished = {r["id"] for r in done}
+    todo = [item for item in items if item.id not in finished]
+    wanted = {item.id for item in items}
+    records = [r for r in done if r["id"] in wanted]
+    bar = _Progress(len(items), records, label, progress)
+    sink = path.open("a" if resume else "w", encoding="utf-8") if path is not None else None
+    worker: RunnableLambda[Item, Record] = RunnableLambda(lambda item: run_one(item, graph_for, scorer, context, annotate))
+    try:
+        config = {"max_concurrency": max(concurrency, 1)}
+        for _, record in worker.batch_as_completed(todo, config):  # type: ignore[call-overload]
+            if sink is not None:
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                sink.flush()
+            records.append(record)
+            bar.add(record)
+    finally:
+        if sink is not None:
+            sink.close()
+        bar.close()
+    return summarize(records, label=label, requested=len(items))
+
+
+class _Progress:
+    """A tqdm bar with the running accuracy and LLM calls per question."""
+
+    def __init__(self, total: int, done: list[Record], label: str, stream: IO[str] | None):
+        from tqdm import tqdm
+
+        self.n = len(done)
+        self.correct = sum(float(r.get("correct", 0)) for r in done)
+        self.calls = sum(int((r.get("usage") or {}).get("llm_calls", 0)) for r in done)
+        self.bar = tqdm(
+            total=total,
+            initial=self.n,
+            desc=label,
+            file=stream or sys.stderr,  # looked up now: sys.stderr may have been replaced
+            mininterval=0.5,
+            dynamic_ncols=True,
+        )
+
+    def add(self, record: Record) -> None:
+        self.n += 1
+        self.correct += float(record.get("correct", 0))
+        self.calls += int((record.get("usage") or {}).get("llm_calls", 0))
+        self.bar.set_postfix_str(
+            f"acc={self.correct / self.n:.3f} calls/q={self.calls / self.n:.2f}", refresh=False
+        )
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
