@@ -235,4 +235,3 @@ def _metaqa_entry(args: argparse.Namespace) -> int:
         print("--editor goes with --planner empty or corrupt", file=sys.stderr)
         return 2
     return eval_metaqa(args)
-

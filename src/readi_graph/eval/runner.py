@@ -144,7 +144,9 @@ def run(
     records = [r for r in done if r["id"] in wanted]
     bar = _Progress(len(items), records, label, progress)
     sink = path.open("a" if resume else "w", encoding="utf-8") if path is not None else None
-    worker: RunnableLambda[Item, Record] = RunnableLambda(lambda item: run_one(item, graph_for, scorer, context, annotate))
+    worker: RunnableLambda[Item, Record] = RunnableLambda(
+        lambda item: run_one(item, graph_for, scorer, context, annotate)
+    )
     try:
         config = {"max_concurrency": max(concurrency, 1)}
         for _, record in worker.batch_as_completed(todo, config):  # type: ignore[call-overload]
