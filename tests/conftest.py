@@ -71,6 +71,19 @@ def virtuoso(metaqa_dir: Path) -> Iterator[Virtuoso]:
         server.stop()
 
 
+FREEBASE_GRAPH = "urn:readi:test:freebase"
+
+
+@pytest.fixture(scope="session")
+def virtuoso_freebase(virtuoso: Virtuoso) -> str:
+    """The Freebase-style fixture KG in its own named graph of the test Virtuoso."""
+    import rdflib
+
+    data = rdflib.Graph().parse(FIXTURES / "freebase_mini.ttl").serialize(format="nt")
+    virtuoso.load_ntriples(data.encode(), FREEBASE_GRAPH, name="freebase_mini.nt")
+    return FREEBASE_GRAPH
+
+
 @pytest.fixture(scope="session")
 def virtuoso_kg(virtuoso: Virtuoso) -> KnowledgeGraph:
     return KnowledgeGraph.from_endpoint(virtuoso.endpoint, default_graph=METAQA_GRAPH)

@@ -137,6 +137,10 @@ class RelationIndex:
     ) -> None:
         self.relations: list[str] = list(dict.fromkeys(relations))
         self.position = {r: i for i, r in enumerate(self.relations)}
+        self._name_rank = np.empty(len(self.relations), dtype=np.int64)
+        self._name_rank[np.argsort(np.array(self.relations, dtype=object))] = np.arange(
+            len(self.relations)
+        )
         labels = labels or {}
         self.documents = [relation_text(r, labels.get(r)) for r in self.relations]
         self.dense = dense_available() if dense is None else dense
@@ -196,9 +200,9 @@ class RelationIndex:
         would bind any phrase ("nationality") to half the inventory.
         """
         bm25 = self.bm25_scores(query)
-        if not self.dense:
-            return bm25
-        dense = self.dense_scores(query)
+        return self._fuse(bm25, self.dense_scores(query)) if self.dense else bm25
+
+    def _fuse(self, bm25: np.ndarray, dense: np.ndarray) -> np.ndarray:
         fused = np.zeros(len(self.relations), dtype=np.float64)
         for scores, floor in ((bm25, 0.0), (dense, self.dense_floor)):
             order = np.argsort(-scores, kind="stable")
@@ -209,11 +213,26 @@ class RelationIndex:
             fused += contribution
         return fused.astype(np.float32)
 
+    def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Positive scores only, best first, ties by relation name."""
+        found = np.flatnonzero(scores > 0)
+        order = found[np.lexsort((self._name_rank[found], -scores[found]))][:k]
+        return [(self.relations[i], float(scores[i])) for i in order]
+
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
         """The top-k relations for `query`, best first; ties broken by relation name."""
-        scores = self.scores(query)
-        order = sorted(range(len(scores)), key=lambda i: (-float(scores[i]), self.relations[i]))
-        return [(self.relations[i], float(scores[i])) for i in order[:k] if scores[i] > 0]
+        return self._top(self.scores(query), k)
+
+    def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[tuple[str, float]]]:
+        """`search` for many queries, embedding them in one batch (benchmarks, evaluation)."""
+        if not self.dense or not self.relations:
+            return [self.search(q, k) for q in queries]
+        vectors = self._relation_vectors()
+        encoded = DenseEncoder.encode([" ".join(words(q)) for q in queries])
+        return [
+            self._top(self._fuse(self.bm25_scores(q), np.asarray(vectors @ v)), k)
+            for q, v in zip(queries, encoded, strict=True)
+        ]
 
     def rank(self, query: str, candidates: Sequence[str]) -> list[str]:
         """`candidates` ordered by similarity to `query` (unknown relations last, by name)."""

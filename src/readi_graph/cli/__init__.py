@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from readi_graph.cli import ask, evaluate, score
+from readi_graph.cli import ask, bench, evaluate, score
 from readi_graph.envs.base import ReadiError
 
 
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluating = commands.add_parser("eval", help="evaluate on a benchmark")
     evaluate.add_parsers(evaluating.add_subparsers(dest="dataset", required=True))
+    bench.add_parsers(commands)
     return parser
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from readi_graph.envs.base import InputError
+from readi_graph.envs.base import InputError, Term
 from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
 from readi_graph.eval import runner
 from readi_graph.eval.freebase_qa import FreebaseQuestion, load_cwq, load_webqsp
@@ -41,6 +42,15 @@ def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
     raise InputError("give the Freebase KG: --endpoint URL (SPARQL) or --kg FILE (RDF)")
 
 
+def _named(kg: KnowledgeGraph, questions: list[FreebaseQuestion]) -> list[FreebaseQuestion]:
+    """Topics known only by mid get their KG name: the model reads names, not ids. A mid
+    without a name stays a mid (it still resolves, by id)."""
+    mids = {t for q in questions for t, i in zip(q.topics, q.topic_ids, strict=False) if t == i}
+    labels = kg.labels(Term.iri(FREEBASE_NS + m) for m in mids) if mids else {}
+    names = {t.value.removeprefix(FREEBASE_NS): label for t, label in labels.items() if label}
+    return [replace(q, topics=tuple(names.get(t, t) for t in q.topics)) for q in questions]
+
+
 def _items(questions: list[FreebaseQuestion]) -> list[runner.Item]:
     return [
         runner.Item(
@@ -59,6 +69,7 @@ def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str
     from readi_graph.graph import build_graph
 
     kg = load_freebase(args)
+    questions = _named(kg, questions)
     if getattr(args, "planner", None) == "gold":
         return _webqsp_gold(args, kg, questions, label)
     graph = build_graph(kg, context=context_from(args), reply_cache=reply_cache(args))

@@ -1,0 +1,47 @@
+"""`readi bench binding`: recall@1/5/10 of relation binding (see eval/binding_recall.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def bench_binding(args: argparse.Namespace) -> int:
+    from readi_graph.eval.binding_recall import bench_freebase, bench_metaqa
+
+    dense = {"auto": None, "on": True, "off": False}[args.dense]
+    results: dict[str, Any] = {}
+    if args.metaqa:
+        results["metaqa"] = bench_metaqa(args.metaqa, dense)
+        print(json.dumps({"metaqa": results["metaqa"]}), flush=True)
+    if args.freebase:
+        results["freebase"] = bench_freebase(args.freebase, args.sample or None, dense)
+        print(json.dumps({"freebase": results["freebase"]}), flush=True)
+    if not results:
+        print("give --metaqa DIR and/or --freebase DIR")
+        return 2
+    return 0
+
+
+def add_parsers(commands: Any) -> None:
+    bench = commands.add_parser("bench", help="measure parts of the pipeline without an LLM")
+    kinds = bench.add_subparsers(dest="bench", required=True)
+    binding = kinds.add_parser("binding", help="recall@k of NL relation phrases to KG relations")
+    binding.add_argument("--metaqa", help="MetaQA directory (1-hop question templates)")
+    binding.add_argument("--freebase", help="directory of fb_relations_domain_range_label.json")
+    binding.add_argument("--sample", type=int, default=2000, help="Freebase labels (0: all)")
+    binding.add_argument("--dense", choices=("auto", "on", "off"), default="auto")
+    binding.set_defaults(func=bench_binding)
+
+    report = commands.add_parser("report", help="markdown report with plots from results")
+    report.add_argument("results", help="JSON lines written by `readi eval --out`")
+    report.add_argument("--out", required=True, help="directory for report.md and the plots")
+    report.set_defaults(func=write_report)
+
+
+def write_report(args: argparse.Namespace) -> int:
+    from readi_graph.eval.report import write_report as write
+
+    print(write(args.results, args.out))
+    return 0
