@@ -65,3 +65,22 @@ def routed(generate: str, answer: str, edit: str = "") -> PromptRoutedModel:
             "Answer the question using only": answer,
         },
     )
+
+
+class FunctionModel(ScriptedModel):
+    """Replies with `reply(prompt)`: a scripted model whose answer depends on what it reads."""
+
+    reply: Any = None  # Callable[[str], str]
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        from langchain_core.outputs import ChatGeneration
+
+        prompt = str(messages[-1].content)
+        self.prompts.append(prompt)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(self.reply(prompt)))])
+
+
+def function_model(reply: Any) -> FunctionModel:
+    return FunctionModel(messages=iter([]), reply=reply)

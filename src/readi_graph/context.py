@@ -30,6 +30,11 @@ class ReadiContext:
     evidence_cap: int = field(
         default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
     )
+    # FiDeLiS (strategy="fidelis") only:
+    beam_width: int = field(default=4, metadata={"description": "FiDeLiS: paths kept per step."})
+    beam_depth: int = field(default=4, metadata={"description": "FiDeLiS: steps at most."})
+    alpha: float = field(default=0.3, metadata={"description": "FiDeLiS: look-ahead weight."})
+    top_m: int = field(default=10, metadata={"description": "FiDeLiS: candidates per path."})
 
 
 DEFAULT_CONTEXT = ReadiContext()

@@ -7,7 +7,7 @@ store; `build_graph` compiles it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
@@ -74,17 +74,28 @@ def build_graph(
     checkpointer: Any = None,
     cache: Any = None,
     context: ReadiContext | None = None,
-    name: str = "readi",
+    name: str | None = None,
+    strategy: Literal["readi", "fidelis"] = "readi",
     **options: Any,
-) -> CompiledStateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
+) -> CompiledStateGraph[Any, ReadiContext, ReadiInput, ReadiOutput]:
     """Compile the Readi graph over a KG or a table. `llm` is any LangChain chat model, a
     model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
     else the local model when its extra is installed.
 
-    `checkpointer` and `cache` pass through to `compile`; `context` sets the defaults used to
-    build the default model (per-run settings go to `invoke(..., context=ReadiContext(...))`);
-    `reply_cache=ReplyCache(path)` answers repeated prompts from disk (counted as
-    `cached_calls`, not `llm_calls`).
+    `strategy="fidelis"` builds the FiDeLiS beam search instead (KGs only; same input, output
+    and usage). `checkpointer` and `cache` pass through to `compile`; `context` sets the
+    defaults used to build the default model (per-run settings go to
+    `invoke(..., context=ReadiContext(...))`); `reply_cache=ReplyCache(path)` answers
+    repeated prompts from disk (counted as `cached_calls`, not `llm_calls`).
     """
+    if strategy == "fidelis":
+        from readi_graph.fidelis.graph import make_fidelis_builder
+
+        if not isinstance(env, KnowledgeGraph):
+            raise TypeError("strategy='fidelis' searches knowledge graphs, not tables")
+        fidelis = make_fidelis_builder(env, llm, context=context, **options)
+        return fidelis.compile(checkpointer=checkpointer, cache=cache, name=name or "fidelis")
+    if strategy != "readi":
+        raise ValueError(f"unknown strategy {strategy!r}: 'readi' or 'fidelis'")
     builder = make_builder(env, llm, context=context, **options)
-    return builder.compile(checkpointer=checkpointer, cache=cache, name=name)
+    return builder.compile(checkpointer=checkpointer, cache=cache, name=name or "readi")

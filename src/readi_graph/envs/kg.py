@@ -312,3 +312,15 @@ class KnowledgeGraph:
                 if "p" in r and "dir" in r and not self.is_hidden(r["p"].value):
                     found.add((r["p"].value, r["dir"].value == "f"))
         return sorted(found)
+
+    def relations_by_node(
+        self, nodes: Sequence[Term], limit: int = 20_000
+    ) -> dict[Term, list[tuple[str, bool]]]:
+        """(relation, forward) pairs touching each node: one query per chunk, not per node."""
+        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
+        found: dict[Term, set[tuple[str, bool]]] = {n: set() for n in queryable}
+        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
+            for r in self._select(sparql.around_query(chunk, limit, per_node=True)):
+                if {"x", "p", "dir"} <= r.keys() and not self.is_hidden(r["p"].value):
+                    found.setdefault(r["x"], set()).add((r["p"].value, r["dir"].value == "f"))
+        return {n: sorted(pairs) for n, pairs in found.items()}

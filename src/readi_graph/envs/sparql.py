@@ -135,11 +135,12 @@ def expand_query(
     return f"SELECT ?x ?p ?y ?dir WHERE {{ {frontier} {union(branches)} }} LIMIT {int(limit)}"
 
 
-def around_query(nodes: Sequence[Term], limit: int) -> str:
-    """Relations that touch any of `nodes`, with their direction (for edit candidates)."""
+def around_query(nodes: Sequence[Term], limit: int, *, per_node: bool = False) -> str:
+    """Relations that touch any of `nodes`, with their direction (for edit candidates);
+    `per_node` also returns which node (`?x`) each relation touches."""
     frontier = values("x", (sparql_term(n) for n in nodes))
     return (
-        "SELECT DISTINCT ?p ?dir WHERE { "
+        f"SELECT DISTINCT {'?x ' if per_node else ''}?p ?dir WHERE {{ "
         f'{{ {frontier} ?x ?p ?y . BIND("f" AS ?dir) }} UNION '
         f'{{ {frontier} ?y ?p ?x . BIND("b" AS ?dir) }} }} LIMIT {int(limit)}'
     )

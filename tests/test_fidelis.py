@@ -1,0 +1,164 @@
+"""FiDeLiS on the same KG environment: Path-RAG candidates, beam search, verification, calls."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from readi_graph.context import ReadiContext
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.fidelis.parsing import parse_choice, parse_plan, parse_verdict
+from readi_graph.graph import build_graph
+from readi_graph.parsing import OutputParseError
+
+from fakes import function_model
+
+PLAN = {
+    "keywords": ["directed by", "director", "film", "language", "in language"],
+    "planning_steps": ["find the films Joel Zwick directed", "find their languages"],
+    "declarative_statement": "The films directed by Joel Zwick are in *placeholder*.",
+}
+QUESTION = {
+    "question": "which languages are the films directed by [Joel Zwick] in",
+    "topic_entities": ["Joel Zwick"],
+}
+
+
+def _kind(prompt: str) -> str:
+    for marker, kind in (("plan for it", "plan"), ("choose how a search", "select"),
+                         ("You check a reasoning path", "verify"),
+                         ("using only the reasoning paths", "reason")):  # fmt: skip
+        if marker in prompt:
+            return kind
+    raise AssertionError(f"unexpected prompt: {prompt[:80]}")
+
+
+def _own(prompt: str) -> str:
+    return prompt.split("### Your turn")[-1]
+
+
+def searcher(wanted: str, *, verify_at: int = 99, plan: dict[str, object] = PLAN):
+    """Plans, picks the candidates that contain `wanted`, verifies paths of `verify_at` steps."""
+
+    def reply(prompt: str) -> str:
+        kind, own = _kind(prompt), _own(prompt)
+        if kind == "plan":
+            return json.dumps(plan)
+        if kind == "select":
+            lines = re.findall(r"(?m)^(\d+)\. (.*)$", own)
+            picked = [int(n) for n, text in lines if wanted in text] or [1]
+            return json.dumps(picked)
+        if kind == "verify":
+            path = own.split("Path: ")[-1]
+            return "yes, it follows" if path.count(" -> ") >= 2 * verify_at else "no"
+        ends = re.findall(r"-> ([^>\n]+)$", own, re.MULTILINE)
+        return "{" + " | ".join(dict.fromkeys(e.strip() for e in ends)) + "}"
+
+    return function_model(reply)
+
+
+def test_a_two_hop_question_is_found_in_two_steps(metaqa_kg: KnowledgeGraph) -> None:
+    model = searcher("in_language", verify_at=2)
+    result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(QUESTION)
+    assert len(result["attempts"]) == 2  # two search steps
+    assert result["path"] and all("in_language" in p for p in result["path"])
+    assert "<- directed_by" in result["path"][0]
+    assert set(result["answers"]) <= {"English", "Greek"} and result["grounded"]
+    kinds = [_kind(p) for p in model.prompts]
+    assert kinds[0] == "plan" and kinds[-1] == "reason"
+    assert result["usage"]["llm_calls"] == len(model.prompts)
+
+
+def test_verification_stops_the_search_early(metaqa_kg: KnowledgeGraph) -> None:
+    model = searcher("directed_by", verify_at=1)
+    result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(QUESTION)
+    assert len(result["attempts"]) == 1  # verified after the first step: no second expansion
+    assert [_kind(p) for p in model.prompts].count("select") <= 1
+    assert all(p.count(" -> ") == 2 for p in result["path"])
+
+
+def test_a_dead_beam_drops_out_and_the_other_answers(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.ttl"
+    kb.write_text(
+        "@prefix : <http://example.org/> .\n"
+        ':a :label "Alpha" . :b :label "Beta" . :c :label "Gamma" . :d :label "Delta" .\n'
+        ":a :knows :b . :a :works_with :c . :c :reports_to :d .\n"
+    )
+    from readi_graph.envs.kg import KGSettings
+
+    kg = KnowledgeGraph.from_file(kb, KGSettings(label_predicates=("http://example.org/label",)))
+    plan = {"keywords": ["works with", "reports to"], "planning_steps": [],
+            "declarative_statement": "*placeholder* is the boss of Alpha's colleague."}  # fmt: skip
+    model = searcher("reports_to", verify_at=2, plan=plan)
+    result = build_graph(kg, model, strategy="fidelis").invoke(
+        {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]}
+    )
+    first, second = result["attempts"]
+    assert first["beams"] == 1 and first["candidates"] == 2  # Beta and Gamma, both kept
+    assert second["beams"] == 2 and second["dead_beams"] == 1  # Beta leads nowhere new
+    assert result["path"] == ["Alpha -> works_with -> Gamma -> reports_to -> Delta"]
+    assert result["answers"] == ["Delta"]
+
+
+@pytest.mark.parametrize("width,depth", [(4, 4), (2, 3)])
+def test_calls_stay_within_n_d_plus_d_plus_c(
+    metaqa_kg: KnowledgeGraph, metaqa_dir: Path, width: int, depth: int
+) -> None:
+    """Never verified, always greedy (asks for 9 beams): the worst case of App. C."""
+    from readi_graph.eval.metaqa import load_questions
+
+    def greedy(prompt: str) -> str:
+        kind = _kind(prompt)
+        replies = {"plan": json.dumps(PLAN), "select": "[1, 2, 3, 4, 5, 6, 7, 8, 9]",
+                   "verify": "no", "reason": "{x}"}  # fmt: skip
+        return replies[kind]
+
+    graph = build_graph(metaqa_kg, function_model(greedy), strategy="fidelis")
+    context = ReadiContext(beam_width=width, beam_depth=depth)
+    questions = [q for q, _ in zip(load_questions(metaqa_dir, 2), range(6), strict=False)]
+    for q in questions:
+        result = graph.invoke({"question": q.question, "topic_entities": [q.topic]},
+                              context=context)  # fmt: skip
+        calls = result["usage"]["llm_calls"]
+        assert calls <= width * depth + depth + 2, q.question
+        assert all(step["beams"] <= width for step in result["attempts"])  # width enforced
+        assert len(result["attempts"]) <= depth
+
+
+def test_unknown_topic_entity_costs_one_call(metaqa_kg: KnowledgeGraph) -> None:
+    model = searcher("x")
+    result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(
+        {"question": "what did [Nobody Atall] direct", "topic_entities": ["Nobody Atall"]}
+    )
+    assert result["answers"] == [] and "no topic entity was found" in result["answer"]
+    assert result["usage"]["llm_calls"] == 1
+
+
+def test_parsers_enforce_the_width_and_read_plans_safely() -> None:
+    assert parse_choice("I pick [3, 3, 9, 1, 2]", n=5, width=2) == [2, 0]
+    assert parse_choice("Thought: 12 paths. Final: [2]", n=5, width=4) == [1]
+    assert parse_choice("none of them", n=5, width=2) == []
+    assert parse_choice("[0, -1, 6]", n=5, width=2) == []
+    assert parse_verdict("Yes: it follows") is True and parse_verdict("No.") is False
+    assert parse_verdict("maybe") is None
+    plan = parse_plan('```json\n{"keywords": ["a", "a", "b"], "declarative_statement": "x"}\n```')
+    assert plan == {"keywords": ["a", "b"], "steps": [], "statement": "x"}
+    with pytest.raises(OutputParseError):
+        parse_plan("keywords: a, b")
+
+
+def test_fidelis_graph_shape() -> None:
+    from readi_graph.demo import demo_kg
+
+    graph = build_graph(demo_kg(), function_model(lambda _: ""), strategy="fidelis")
+    mermaid = graph.get_graph().draw_mermaid()
+    for edge in ("plan --> expand", "expand -.-> select", "expand -.-> reason",
+                 "verify -.-> expand", "verify -.-> reason", "select --> verify"):  # fmt: skip
+        assert edge in mermaid, edge
+    with pytest.raises(TypeError, match="tables"):
+        from readi_graph.demo import demo_table
+
+        build_graph(demo_table(), function_model(lambda _: ""), strategy="fidelis")
