@@ -162,3 +162,45 @@ def test_fidelis_graph_shape() -> None:
         from readi_graph.demo import demo_table
 
         build_graph(demo_table(), function_model(lambda _: ""), strategy="fidelis")
+
+
+def test_eval_compares_both_strategies_on_the_same_questions(
+    metaqa_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from readi_graph.cli import main
+    from readi_graph.eval.metaqa import load_questions
+    from readi_graph.eval.offline import gold_steps
+
+    from openai_stub import openai_stub
+
+    questions = {
+        q.question: q for q, _ in zip(load_questions(metaqa_dir, 2), range(3), strict=False)
+    }
+    fidelis = searcher("", verify_at=2)  # picks the first candidates, verifies at step 2
+
+    def reply(prompt: str) -> str:
+        if "You plan how to answer" in prompt:  # Readi: the gold path, in words
+            q = questions[prompt.split("Question: ")[-1].splitlines()[0]]
+            relations = [s.removeprefix("<- ") for s in gold_steps(q)]
+            return f"Path: {json.dumps({q.topic: [' -> '.join([q.topic, *relations])]})}"
+        if "Answer the question using only the knowledge triples" in prompt:
+            return "{" + prompt.split("Knowledge Triples:\n")[-1].split(", ")[0].strip("(") + "}"
+        return str(fidelis.reply(prompt))
+
+    out = tmp_path / "r.jsonl"
+    with openai_stub(reply) as (base_url, _):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        args = ["eval", "metaqa", "--data", str(metaqa_dir), "--hops", "2", "--limit", "3",
+                "--model", "stub", "--strategy", "both", "--out", str(out)]  # fmt: skip
+        assert main(args) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    readi, fidelis_summary, compare = lines[-3], lines[-2], lines[-1]["compare"]
+    assert readi["run"].endswith("readi") and fidelis_summary["run"].endswith("fidelis")
+    assert readi["errors"] == fidelis_summary["errors"] == 0
+    assert compare["readi"]["llm_calls_per_question"] == 2.0  # the path instantiates at once
+    assert 3 <= compare["fidelis"]["llm_calls_per_question"] <= 4 * 4 + 4 + 2
+    for strategy in ("readi", "fidelis"):
+        assert len((tmp_path / f"r.{strategy}.jsonl").read_text().splitlines()) == 3

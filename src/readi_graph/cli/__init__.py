@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     asking.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
     asking.add_argument("--max-edits", type=int, default=4)
+    asking.add_argument("--strategy", choices=("readi", "fidelis"), default="readi")
     asking.add_argument("--show", type=int, default=20, help="evidence items to print")
     asking.set_defaults(func=ask.run)
 

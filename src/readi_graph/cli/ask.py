@@ -65,6 +65,17 @@ def _progress(node: str, update: dict[str, Any]) -> str:
             for i in update.get("instances", [])
         ]
         return "[connect] " + ("; ".join(done) or "nothing to instantiate")
+    if node == "plan":  # FiDeLiS
+        plan = update.get("plan") or {}
+        return f"[plan] keywords {plan.get('keywords')}; statement {plan.get('statement')!r}"
+    if node == "expand":
+        step = (update.get("attempts") or [{}])[-1]
+        return f"[expand] step {step.get('step')}: {step.get('candidates')} candidates"
+    if node in ("select", "verify"):
+        kept = update.get("beams") or []
+        verified = update.get("finished")
+        extra = "" if verified is None else f", {len(verified)} verified"
+        return f"[{node}] {len(kept)} beams{extra}"
     if node == "diagnose":
         reasons = (update.get("diagnosis") or {}).get("reasons") or []
         return "[diagnose] " + ("ok" if not reasons else "; ".join(r["message"] for r in reasons))
@@ -80,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         print("readi ask: a KG question needs --entity NAME (or use --table FILE)", file=sys.stderr)
         return 2
     context = context_from(args)
-    graph = build_graph(env, context=context)
+    if args.strategy == "fidelis" and args.table:
+        print("readi ask: --strategy fidelis searches KGs, not tables", file=sys.stderr)
+        return 2
+    graph = build_graph(env, context=context, strategy=args.strategy)
     question: ReadiInput = {"question": args.question}
     if args.entity:
         question["topic_entities"] = args.entity

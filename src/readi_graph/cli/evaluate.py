@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -17,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from readi_graph.cli.ask import context_from
 from readi_graph.context import ReadiContext
@@ -36,7 +37,12 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
     p.add_argument("--model", help="chat model ('local': the bundled one)")
     p.add_argument("--max-edits", type=int, default=4)
-    p.add_argument("--strategy", choices=("readi",), default="readi")
+    p.add_argument(
+        "--strategy",
+        choices=("readi", "fidelis", "both"),
+        default="readi",
+        help="both: Readi, then FiDeLiS on the same questions, compared in the last line",
+    )
     p.add_argument(
         "--cache",
         default=os.environ.get("READI_REPLY_CACHE") or str(_cache_home() / "replies.sqlite"),
@@ -89,6 +95,44 @@ def evaluate(
     return 0
 
 
+def _same(graph: Any, _item: runner.Item) -> Any:
+    return graph
+
+
+COMPARED = ("accuracy", "hit1", "f1", "llm_calls_per_question", "prompt_tokens_per_question",
+            "queries_per_question", "seconds_per_question")  # fmt: skip
+
+
+def evaluate_kg_model(
+    args: argparse.Namespace,
+    kg: KnowledgeGraph,
+    items: list[runner.Item],
+    label: str,
+) -> int:
+    """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
+    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
+    from readi_graph.graph import build_graph
+
+    strategies: list[Literal["readi", "fidelis"]] = (
+        ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
+    )
+    context, cache = context_from(args), reply_cache(args)
+    compared: dict[str, Any] = {}
+    for strategy in strategies:
+        graph = build_graph(kg, context=context, reply_cache=cache, strategy=strategy)
+        out = args.out
+        if out and len(strategies) > 1:
+            out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
+        summary = runner.run(items, functools.partial(_same, graph), kgqa_scores,
+                             context=context, label=f"{label} {strategy}", out=out,
+                             resume=args.resume, concurrency=args.concurrency)  # fmt: skip
+        print(json.dumps(summary, ensure_ascii=False), flush=True)
+        compared[strategy] = {k: summary.get(k) for k in COMPARED}
+    if len(strategies) > 1:
+        print(json.dumps({"compare": compared}))
+    return 0
+
+
 # --- MetaQA ----------------------------------------------------------------------------------
 def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     settings = KGSettings(frontier_cap=args.frontier_cap)
@@ -137,8 +181,7 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     ]
     kg = load_metaqa_kg(args)
     if args.planner == "model":
-        graph = build_graph(kg, context=context_from(args), reply_cache=reply_cache(args))
-        return evaluate(args, items, lambda _: graph, kgqa_scores, label)
+        return evaluate_kg_model(args, kg, items, label)
 
     from readi_graph.eval.offline import OfflineModel
 
@@ -190,6 +233,9 @@ def eval_wtq(args: argparse.Namespace) -> int:
         runner.Item(q.id, {"question": q.question}, list(q.answers), {"table": q.table})
         for q in questions
     ]
+    if args.strategy != "readi":
+        print("readi eval wtq: tables are searched with --strategy readi", file=sys.stderr)
+        return 2
     context = context_from(args)
     cache = reply_cache(args)
 
@@ -233,5 +279,8 @@ def _metaqa_entry(args: argparse.Namespace) -> int:
         args.planner = "model" if args.model else "gold"
     if args.editor and args.planner not in ("empty", "corrupt"):
         print("--editor goes with --planner empty or corrupt", file=sys.stderr)
+        return 2
+    if args.strategy == "fidelis" and args.planner != "model":
+        print("--strategy fidelis needs --model (offline planners are Readi's)", file=sys.stderr)
         return 2
     return eval_metaqa(args)

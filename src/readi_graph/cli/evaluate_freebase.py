@@ -64,16 +64,13 @@ def _items(questions: list[FreebaseQuestion]) -> list[runner.Item]:
 
 
 def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str) -> int:
-    from readi_graph.cli.ask import context_from
-    from readi_graph.cli.evaluate import evaluate, reply_cache
-    from readi_graph.graph import build_graph
+    from readi_graph.cli.evaluate import evaluate_kg_model
 
     kg = load_freebase(args)
     questions = _named(kg, questions)
     if getattr(args, "planner", None) == "gold":
         return _webqsp_gold(args, kg, questions, label)
-    graph = build_graph(kg, context=context_from(args), reply_cache=reply_cache(args))
-    return evaluate(args, _items(questions), lambda _: graph, kgqa_scores, label)
+    return evaluate_kg_model(args, kg, _items(questions), label)
 
 
 def eval_webqsp(args: argparse.Namespace) -> int:
