@@ -155,3 +155,29 @@ def test_read_timeout_fires_on_a_silent_server() -> None:
         for s in accepted:
             s.close()
         server.close()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "DELETE WHERE { ?s ?p ?o }",
+        "LOAD <http://example.org/x>",
+        "CLEAR ALL",
+        "DROP GRAPH <urn:g>",
+        "PREFIX x: <urn:x> CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
+        "# SELECT\nINSERT DATA { <urn:a> <urn:b> <urn:c> }",
+    ],
+)
+def test_only_select_and_ask_leave_the_client(query: str) -> None:
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.content.decode())
+        return httpx.Response(200, json={"boolean": True})
+
+    backend = EndpointBackend("http://kg.test/sparql", transport=httpx.MockTransport(handler))
+    with pytest.raises(QueryRejected, match="only SELECT and ASK"):
+        backend.select(query)
+    assert sent == []
+    assert backend.ask("PREFIX x: <urn:x> ASK { ?s ?p ?o }") is True  # reads still go out

@@ -51,6 +51,7 @@ class ReadiOutput(TypedDict, total=False):
     usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node, and
     # plans / plans_unreadable / answers / answers_unreadable (how often model output parsed)
     attempts: list[Record]  # each path tried, with what went wrong
+    error: str | None  # set when the environment failed (an endpoint down after its retries)
 
 
 class ReadiState(TypedDict, total=False):
@@ -60,6 +61,7 @@ class ReadiState(TypedDict, total=False):
     # table: {"headers": [...], "constraints": {header: [values]}}.
     plan: Record
     parse_error: str | None  # the model's output could not be read as a path
+    failure: str | None  # the environment failed: the run ends with an answer that says so
     bindings: Record  # KG: topic -> alternative -> relation -> candidates; table: headers
     instances: list[Record]  # the chosen instance per topic entity
     diagnosis: Record | None
@@ -73,3 +75,4 @@ class ReadiState(TypedDict, total=False):
     grounded: bool
     path: list[str]
     edits: int
+    error: str | None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from typing import Any
 
@@ -19,6 +20,10 @@ from readi_graph.envs.base import EndpointUnavailable, QueryRejected, Term
 from readi_graph.envs.kg_local import _PLAIN_TYPES
 
 _ACCEPT = "application/sparql-results+json"
+# The query form after any PREFIX/BASE declarations: this client reads, never updates.
+_READ_ONLY = re.compile(
+    r"\s*(?:(?:PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*(?:SELECT|ASK)\b", re.IGNORECASE
+)
 USER_AGENT = "readi-graph (https://pypi.org/project/readi-graph/)"
 
 
@@ -89,6 +94,8 @@ class EndpointBackend:
         self.client.close()
 
     def _post(self, query: str) -> dict[str, Any]:
+        if not _READ_ONLY.match(query):
+            raise QueryRejected("only SELECT and ASK queries are sent", endpoint=self.url)
         form = {"query": query}
         if self.default_graph:
             form["default-graph-uri"] = self.default_graph

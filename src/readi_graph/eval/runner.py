@@ -3,8 +3,9 @@
 Questions run through `Runnable.batch_as_completed` with `max_concurrency`, and each line is
 written (and flushed) as its question finishes, so a killed run loses at most the questions in
 flight. `resume=True` keeps the lines already written (a torn last line is dropped) and runs
-only the ids not there yet; a fresh run refuses to overwrite an existing file. A question whose
-run raises is written with its error and counts as wrong.
+only the ids not there yet, or there with an error (an endpoint that was down); a fresh run
+refuses to overwrite an existing file. A question whose run raises, or whose environment
+failed, is written with its error and counts as wrong.
 """
 
 from __future__ import annotations
@@ -62,6 +63,19 @@ def read_results(path: Path) -> list[Record]:
     return records
 
 
+def _without_failures(path: Path, records: list[Record]) -> list[Record]:
+    """Resume reruns failed questions: their lines are removed first (atomically), so every
+    id ends up in the file exactly once."""
+    kept = [r for r in records if not r.get("error")]
+    if len(kept) != len(records):
+        scratch = path.with_suffix(path.suffix + ".tmp")
+        scratch.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8"
+        )
+        scratch.replace(path)
+    return kept
+
+
 def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
     """First and final attempt: instantiated completely? how far along the path (0..1)?"""
 
@@ -100,6 +114,8 @@ def run_one(
         predicted = list(result.get("answers") or [])
         attempts = result.get("attempts") or []
         record.update(scorer(item.gold, predicted))
+        if result.get("error"):  # the environment failed: wrong now, rerun by --resume
+            record["error"] = str(result["error"])
         record.update(
             prediction=predicted,
             path=result.get("path"),
@@ -137,7 +153,7 @@ def run(
     if path is not None:
         if path.exists() and path.stat().st_size and not resume:
             raise ResultsFileError(f"{path} exists: pass --resume to continue it, or remove it")
-        done = read_results(path) if resume else []
+        done = _without_failures(path, read_results(path)) if resume else []
     finished = {r["id"] for r in done}
     todo = [item for item in items if item.id not in finished]
     wanted = {item.id for item in items}

@@ -38,6 +38,8 @@ class FidelisState(TypedDict, total=False):
     candidates: list[Record]  # the beams extended by one Path-RAG step, best first
     finished: list[Record]  # paths the verifier accepted
     depth: int
+    failure: str | None  # the KG failed: the run ends with an answer that says so
+    error: str | None
     attempts: Annotated[list[Record], add_attempts]  # one record per search step
     usage: Annotated[Record, add_usage]
     answer: str

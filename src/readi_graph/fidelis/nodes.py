@@ -21,7 +21,8 @@ from readi_graph.fidelis import beams
 from readi_graph.fidelis.parsing import parse_choice, parse_plan, parse_verdict
 from readi_graph.fidelis.pathrag import candidates
 from readi_graph.llm import ModelRef
-from readi_graph.nodes import Meter
+from readi_graph.nodes import Meter, guarded
+from readi_graph.nodes.answer import failed_answer
 from readi_graph.parsing import OutputParseError, parse_answer
 from readi_graph.prompts import render
 
@@ -50,12 +51,19 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> Node:
             except OutputParseError:  # search on with the question itself as the keywords
                 meter.count("plans_unreadable")
                 planned = {"keywords": [question], "steps": [], "statement": ""}
-            starts = []
-            for topic in topics:
-                nodes = kg.resolve(topic).nodes
-                labels = kg.labels(nodes)
-                starts += [beams.start(topic, n, kg.display(n, labels.get(n))) for n in nodes]
+            starts: list[beams.Beam] = []
+
+            def resolve() -> dict[str, Any]:
+                for topic in topics:
+                    nodes = kg.resolve(topic).nodes
+                    labels = kg.labels(nodes)
+                    shown = {n: kg.display(n, labels.get(n)) for n in nodes}
+                    starts.extend(beams.start(topic, n, shown[n]) for n in nodes)
+                return {"failure": None}
+
+            failed = guarded(meter, resolve)
         return {
+            **failed,
             "topic_entities": topics,
             "plan": planned,
             "beams": starts,
@@ -72,17 +80,18 @@ def make_expand(kg: KnowledgeGraph) -> Node:
     def expand(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         ctx = settings(runtime)
         active: list[beams.Beam] = state.get("beams") or []
+        if state.get("failure"):
+            return {"candidates": []}
         with Meter("expand") as meter:
             plan = state.get("plan") or {}
             keywords = " ".join(plan.get("keywords") or []) or state["question"]
-            ranked = candidates(
-                kg,
-                [beams.end(b) for b in active],
-                keywords,
-                top_m=ctx.top_m,
-                alpha=ctx.alpha,
-                exclude=[beams.visited(b) for b in active],
-            )
+            exclude = [beams.visited(b) for b in active]
+            failed = guarded(meter, lambda: {"ranked": candidates(
+                kg, [beams.end(b) for b in active], keywords, top_m=ctx.top_m, alpha=ctx.alpha,
+                exclude=exclude)})  # fmt: skip
+        if "failure" in failed:
+            return {"failure": failed["failure"], "candidates": [], "usage": meter.usage}
+        ranked = failed["ranked"]
         pool = [beams.extend(active[s.beam], s) for steps in ranked for s in steps]
         pool.sort(key=lambda b: -b["score"])
         dead = sum(1 for steps in ranked if not steps)
@@ -160,6 +169,8 @@ def route_after_verify(
 
 def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
     def reason(state: State) -> dict[str, Any]:
+        if state.get("failure"):
+            return failed_answer(state)
         finished = state.get("finished") or []
         kept = finished or [b for b in state.get("beams") or [] if b["steps"]]
         lines = [f"({'verified' if finished else 'unverified'}) {beams.text(b)}" for b in kept]

@@ -7,10 +7,12 @@ that the state's reducer sums.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from readi_graph.envs.base import EndpointError
 from readi_graph.envs.kg import QueryCount, count_queries
 from readi_graph.llm import ModelRef, Reply
 from readi_graph.parsing import OutputParseError
@@ -64,6 +66,16 @@ class Meter:
             "queries": self._queries.n,
             "ms": {self.node: round(self._ms, 3)},
         }
+
+
+def guarded(meter: Meter, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run an environment step; an endpoint that failed after its own bounded retries becomes
+    `failure` in state (the run then answers with the reason) instead of an exception."""
+    try:
+        return work()
+    except EndpointError as exc:
+        meter.count("environment_failures")
+        return {"failure": str(exc)}
 
 
 def request_plan(

@@ -6,7 +6,7 @@ answer says why. When the model's answer cannot be read, the instances themselve
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,6 +22,8 @@ from readi_graph.state import ReadiState
 
 def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
     def answer(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+        if state.get("failure"):
+            return failed_answer(state)
         with Meter("answer") as meter:
             material = adapter.material(state, settings(runtime))
             if material.no_evidence is not None:
@@ -47,3 +49,18 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
         }
 
     return answer
+
+
+def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The environment failed: say so, spend no call, and mark the run as failed."""
+    failure = state.get("failure") or "unknown failure"
+    return {
+        "answer": f"The question could not be answered: the environment failed ({failure}).",
+        "answers": [],
+        "evidence": [],
+        "grounded": False,
+        "path": [],
+        "edits": state.get("edits_used", 0),
+        "error": failure,
+        "usage": {},
+    }

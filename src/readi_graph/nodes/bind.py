@@ -9,14 +9,16 @@ from langgraph.runtime import Runtime
 
 from readi_graph.adapters import Adapter
 from readi_graph.context import ReadiContext, settings
-from readi_graph.nodes import Meter
+from readi_graph.nodes import Meter, guarded
 from readi_graph.state import ReadiState
 
 
 def make_bind(adapter: Adapter) -> Callable[..., dict[str, Any]]:
     def bind(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+        if state.get("failure"):
+            return {}
         with Meter("bind") as meter:
-            bindings = adapter.bind(state, settings(runtime))
-        return {"bindings": bindings, "usage": meter.usage}
+            update = guarded(meter, lambda: {"bindings": adapter.bind(state, settings(runtime))})
+        return {**update, "usage": meter.usage}
 
     return bind

@@ -10,14 +10,21 @@ from collections.abc import Callable
 from typing import Any
 
 from readi_graph.adapters import Adapter
-from readi_graph.nodes import Meter
+from readi_graph.nodes import Meter, guarded
 from readi_graph.state import ReadiState
 
 
 def make_connect(adapter: Adapter) -> Callable[..., dict[str, Any]]:
     def connect(state: ReadiState) -> dict[str, Any]:
-        with Meter("connect") as meter:
+        if state.get("failure"):
+            return {}
+
+        def work() -> dict[str, Any]:
             instances, attempts = adapter.connect(state)
-        return {"instances": instances, "attempts": attempts, "usage": meter.usage}
+            return {"instances": instances, "attempts": attempts}
+
+        with Meter("connect") as meter:
+            update = guarded(meter, work)
+        return {**update, "usage": meter.usage}
 
     return connect

@@ -10,19 +10,24 @@ from langgraph.runtime import Runtime
 from readi_graph.adapters import Adapter
 from readi_graph.context import ReadiContext, settings
 from readi_graph.diagnosis import unparseable
-from readi_graph.nodes import Meter
+from readi_graph.nodes import Meter, guarded
 from readi_graph.records import diagnosis_record
 from readi_graph.state import ReadiState
 
 
 def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
     def diagnose(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
-        with Meter("diagnose") as meter:
+        if state.get("failure"):
+            return {}
+
+        def work() -> dict[str, Any]:
             if state.get("parse_error"):
-                diagnosis = unparseable(state["parse_error"] or "")
-            else:
-                diagnosis = adapter.diagnose(state, settings(runtime))
-        return {"diagnosis": diagnosis_record(diagnosis), "usage": meter.usage}
+                return {"diagnosis": diagnosis_record(unparseable(state["parse_error"] or ""))}
+            return {"diagnosis": diagnosis_record(adapter.diagnose(state, settings(runtime)))}
+
+        with Meter("diagnose") as meter:
+            update = guarded(meter, work)
+        return {**update, "usage": meter.usage}
 
     return diagnose
 
@@ -30,7 +35,10 @@ def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
 def route_after_diagnose(
     state: ReadiState, runtime: Runtime[ReadiContext] | None = None
 ) -> Literal["edit", "answer"]:
-    """Edit only when necessary: something is wrong and the edit budget is not spent."""
+    """Edit only when necessary: something is wrong and the edit budget is not spent. A failed
+    environment goes straight to the answer, which reports it (editing cannot help)."""
+    if state.get("failure"):
+        return "answer"
     diagnosis = state.get("diagnosis") or {}
     if not diagnosis.get("reasons"):
         return "answer"

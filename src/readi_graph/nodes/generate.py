@@ -27,6 +27,8 @@ def make_generate(adapter: Adapter, model: ModelRef) -> Callable[[ReadiState], d
             "plan": plan,
             "parse_error": error,
             "edits_used": 0,
+            "failure": None,  # a new run on a checkpointed thread starts clean
+            "error": None,
             "usage": meter.usage,
         }
 
