@@ -7,11 +7,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
 from readi_graph.envs.kg_local import metaqa_ntriples
 
 from servers import Virtuoso, start_virtuoso, virtuoso_available
+
+# Property tests: `ci` (the default) keeps the suite fast; READI_HYPOTHESIS=slow runs >= 10,000
+# examples per property.
+settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True)
+settings.register_profile("slow", max_examples=10_000, deadline=None)
+settings.load_profile(os.environ.get("READI_HYPOTHESIS", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("READI_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -39,6 +46,13 @@ def metaqa_dir() -> Path:
 @pytest.fixture(scope="session")
 def freebase_dir() -> Path:
     return _need(SHARED_DATA / "freebase")
+
+
+@pytest.fixture(scope="session")
+def demo() -> KnowledgeGraph:
+    from readi_graph.demo import demo_kg
+
+    return demo_kg()
 
 
 @pytest.fixture(scope="session")

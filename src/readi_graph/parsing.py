@@ -30,10 +30,22 @@ class OutputParseError(ReadiError, ValueError):
     """Model output that does not contain what the prompt asked for."""
 
 
+MAX_REPLY_CHARS = 20_000  # a longer reply is read from its end (where paths and answers are)
+_MAX_OBJECT_STARTS = 64  # `{` positions tried: bounded work on brace-flooded replies
+
+
+def clip(text: str | None) -> str:
+    """The part of a model reply the parsers read: its last MAX_REPLY_CHARS characters."""
+    text = text or ""
+    return text[-MAX_REPLY_CHARS:] if len(text) > MAX_REPLY_CHARS else text
+
+
 def _balanced_object(text: str) -> str | None:
     """The first `{...}` with balanced braces (quotes respected), or None."""
     start = text.find("{")
-    while start != -1:
+    for _ in range(_MAX_OBJECT_STARTS):
+        if start == -1:
+            break
         depth, in_string, escaped = 0, False, False
         for i in range(start, len(text)):
             ch = text[i]
@@ -83,7 +95,8 @@ def _chains(text: str) -> list[tuple[str | None, str]]:
             if found:
                 return found
     for line in text.replace("→", "->").splitlines():
-        found += [(None, m.group(0)) for m in _CHAIN.finditer(line) if "->" in m.group(0)]
+        if "->" in line:  # the pattern is quadratic on long lines without an arrow
+            found += [(None, m.group(0)) for m in _CHAIN.finditer(line) if "->" in m.group(0)]
     return found
 
 
@@ -112,7 +125,7 @@ def parse_kg_paths(
     """
     if not topics:
         raise OutputParseError("no topic entities to read paths for")
-    body = _FENCE.sub("", text or "")
+    body = _FENCE.sub("", clip(text))
     marker = body.rfind("Path:")
     region = body[marker + len("Path:") :] if marker != -1 else body
     pairs = _chains(region) or (_chains(body) if marker != -1 else [])
@@ -143,7 +156,7 @@ def parse_kg_paths(
 
 def _json_field(text: str, name: str) -> Any:
     """`name` of a JSON object reply (schema-constrained output), or None."""
-    block = _balanced_object(_FENCE.sub("", text or ""))
+    block = _balanced_object(_FENCE.sub("", clip(text)))
     try:
         data = json.loads(block) if block else None
     except json.JSONDecodeError:
@@ -164,7 +177,7 @@ def parse_answer(text: str) -> list[str] | None:
     structured = _answers_field(text)
     if structured is not None:
         return structured
-    groups = _BRACES.findall(_FENCE.sub("", text or ""))
+    groups = _BRACES.findall(_FENCE.sub("", clip(text)))
     if not groups:
         return None
     answers = [_clean(a) for a in re.split(r"\s*\|\s*", groups[-1])]
@@ -212,7 +225,7 @@ def _json_after(text: str, marker: re.Pattern[str], opener: str) -> Any:
 
 def parse_table_plan(text: str) -> dict[str, Any]:
     """`{"headers": [...], "constraints": {header: [values]}}` from a table path reply."""
-    body = _FENCE.sub("", text or "")
+    body = _FENCE.sub("", clip(text))
     headers = _json_field(body, "headers")
     if isinstance(headers, list):  # a schema-constrained reply
         constraints = _json_field(body, "constraints")
@@ -238,7 +251,7 @@ def parse_list_answer(text: str) -> list[str] | None:
     structured = _answers_field(text)
     if structured is not None:
         return structured
-    body = _FENCE.sub("", text or "")
+    body = _FENCE.sub("", clip(text))
     value = _json_after(body, _ANSWER, "[")
     if isinstance(value, list):
         return [str(v).strip() for v in value if str(v).strip()]
