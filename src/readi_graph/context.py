@@ -30,6 +30,13 @@ class ReadiContext:
     evidence_cap: int = field(
         default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
     )
+    llm_timeout: float = field(
+        default=120.0, metadata={"description": "Seconds one model call may take (then retried)."}
+    )
+    prompt_budget: int = field(
+        default=6000,
+        metadata={"description": "Tokens (~4 chars each) a prompt may take; longer parts are cut."},
+    )
     # FiDeLiS (strategy="fidelis") only:
     beam_width: int = field(default=4, metadata={"description": "FiDeLiS: paths kept per step."})
     beam_depth: int = field(default=4, metadata={"description": "FiDeLiS: steps at most."})

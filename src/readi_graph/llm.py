@@ -53,7 +53,7 @@ def default_model(context: ReadiContext) -> BaseChatModel:
         api_key=key or "EMPTY",  # type: ignore[arg-type]  # local servers ignore it
         temperature=context.temperature,
         use_responses_api=False,
-        timeout=120,
+        timeout=context.llm_timeout,
         max_retries=0,  # retries are the graph's RetryPolicy, bounded and visible
     )
 

@@ -7,6 +7,7 @@ demonstrations need no escaping. Values are substituted once, never re-expanded.
 from __future__ import annotations
 
 import hashlib
+import math
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -24,8 +25,38 @@ def load(name: str) -> str:
         return (_SOURCE / f"{name}.md").read_text(encoding="utf-8")
 
 
-def render(name: str, **values: str) -> str:
-    return Template(load(name)).safe_substitute(values)
+def estimate_tokens(text: str) -> int:
+    """~4 characters per token: the budget is a guard rail, not an exact count."""
+    return math.ceil(len(text) / 4)
+
+
+def render(name: str, budget: int | None = None, **values: str) -> str:
+    """The prompt with `values` substituted. With `budget` (tokens), the longest values are
+    halved (whole lines; characters for one-line values) until the prompt fits, each cut
+    stated in the prompt, so no prompt outgrows the model's context."""
+    template = Template(load(name))
+    text = template.safe_substitute(values)
+    if budget is None or estimate_tokens(text) <= budget:
+        return text
+    parts = {k: v.splitlines() or [v] for k, v in values.items()}
+    kept = {k: len(lines) for k, lines in parts.items()}
+    chars = {k: len(v) for k, v in values.items()}
+    shown = dict(values)
+    while estimate_tokens(text) > budget:
+        key = max(shown, key=lambda k: len(shown[k]))
+        if len(shown[key]) <= 200:  # nothing worth cutting is left: send what we have
+            break
+        if kept[key] > 1:
+            kept[key] //= 2
+            cut = len(parts[key]) - kept[key]
+            shown[key] = "\n".join(
+                [*parts[key][: kept[key]], f"({cut} more lines cut to fit the prompt budget)"]
+            )
+        else:
+            chars[key] //= 2
+            shown[key] = values[key][: chars[key]] + " ... (cut to fit the prompt budget)"
+        text = template.safe_substitute(shown)
+    return text
 
 
 def version(*names: str) -> str:

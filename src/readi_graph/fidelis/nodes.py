@@ -128,6 +128,7 @@ def make_select(model: ModelRef) -> Node:
                 plan = "; ".join((state.get("plan") or {}).get("steps") or []) or "(none)"
                 prompt = render(
                     "fidelis_select",
+                    settings(runtime).prompt_budget,
                     question=state["question"],
                     plan=plan,
                     candidates=listing,
@@ -168,7 +169,7 @@ def route_after_verify(
 
 
 def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
-    def reason(state: State) -> dict[str, Any]:
+    def reason(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
         if state.get("failure"):
             return failed_answer(state)
         finished = state.get("finished") or []
@@ -185,7 +186,10 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
                 text, answers = f"The knowledge graph gave no evidence: {why}.", list[str]()
             else:
                 prompt = render(
-                    "fidelis_reason", question=state["question"], paths="\n".join(lines)
+                    "fidelis_reason",
+                    settings(runtime).prompt_budget,
+                    question=state["question"],
+                    paths="\n".join(lines),
                 )
                 text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
                 parsed = parse_answer(text)

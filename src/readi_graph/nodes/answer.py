@@ -30,7 +30,10 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
                 text, answers = material.no_evidence, []
             else:
                 prompt = render(
-                    adapter.prompts[2], question=state["question"], **material.prompt_values
+                    adapter.prompts[2],
+                    settings(runtime).prompt_budget,
+                    question=state["question"],
+                    **material.prompt_values,
                 )
                 text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
                 parsed = adapter.parse_answer(text)
