@@ -125,6 +125,8 @@ class KGAdapter:
                         "complete": instance.complete,
                         "depth": instance.depth,
                         "failed_at": instance.failed_at,
+                        # the walk hit the frontier cap or the row limit: answers may be missing
+                        "capped": any(h.capped or h.truncated for h in instance.hops),
                     }
                 )
                 if best is None or _rank(self.kg, instance) > _rank(self.kg, best):
@@ -164,9 +166,13 @@ class KGAdapter:
         nodes, triples = _evidence(instances)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)
+        shown = triples_text(evidence, ctx.evidence_cap)
+        if any(h.capped or h.truncated for i in instances for h in i.hops):
+            cap = self.kg.settings.frontier_cap
+            shown += f"\n(The walk kept {cap} nodes per step; more exist and are not shown.)"
         return Material(
             evidence=evidence,
-            prompt_values={"triples": triples_text(evidence, ctx.evidence_cap)},
+            prompt_values={"triples": shown},
             fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
             known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
             path=[path_line(i.path.topic, i.path.relations) for i in instances],

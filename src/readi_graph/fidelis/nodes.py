@@ -91,7 +91,8 @@ def make_expand(kg: KnowledgeGraph) -> Node:
                 exclude=exclude)})  # fmt: skip
         if "failure" in failed:
             return {"failure": failed["failure"], "candidates": [], "usage": meter.usage}
-        ranked = failed["ranked"]
+        found = failed["ranked"]
+        ranked = found.ranked
         pool = [beams.extend(active[s.beam], s) for steps in ranked for s in steps]
         pool.sort(key=lambda b: -b["score"])
         dead = sum(1 for steps in ranked if not steps)
@@ -104,6 +105,7 @@ def make_expand(kg: KnowledgeGraph) -> Node:
                     "beams": len(active),
                     "candidates": len(pool),
                     "dead_beams": dead,
+                    "capped": found.capped,
                 }
             ],
             "usage": meter.usage,

@@ -83,6 +83,15 @@ class Similarity:
         return len(found & self._words) / len(found) if found else 0.0
 
 
+EDGES_PER_BEAM = 20  # x top_m: edges of one beam end that are labelled and scored
+
+
+@dataclass
+class Candidates:
+    ranked: list[list[Step]]  # per beam, best first
+    capped: bool  # a beam end had more edges than were scored (a hub), or rows were cut
+
+
 def candidates(
     kg: KnowledgeGraph,
     ends: list[Term],
@@ -91,7 +100,7 @@ def candidates(
     top_m: int,
     alpha: float,
     exclude: list[set[Term]] | None = None,
-) -> list[list[Step]]:
+) -> Candidates:
     """The top-m scored next steps of each beam (beam i ends at `ends[i]`).
 
     `exclude[i]` holds the nodes beam i has visited: a step never walks back onto its path.
@@ -100,11 +109,18 @@ def candidates(
     around = kg.relations_by_node(ends)
     forward = sorted({r for pairs in around.values() for r, f in pairs if f})
     backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
-    edges = kg.expand(ends, forward, backward).edges
+    expansion = kg.expand(ends, forward, backward)
     by_source: dict[Term, list[tuple[str, bool, Term]]] = defaultdict(list)
-    for e in edges:
+    for e in expansion.edges:
         by_source[e.source].append((e.relation, e.forward, e.target))
-    targets = sorted({e.target for e in edges})
+    # A hub's edges are pre-ranked by relation similarity and cut before any label is read.
+    limit = EDGES_PER_BEAM * top_m
+    capped = expansion.truncated or any(len(v) > limit for v in by_source.values())
+    for source, out in by_source.items():
+        if len(out) > limit:
+            out.sort(key=lambda x: (-similarity.relation(x[0]), x[0], x[1], x[2]))
+            by_source[source] = out[:limit]
+    targets = sorted({t for out in by_source.values() for _, _, t in out})
     labels = kg.labels(targets)
     shown = {t: kg.display(t, labels.get(t)) for t in targets}
     entity_score = dict(zip(targets, similarity.entities([shown[t] for t in targets]), strict=True))
@@ -141,4 +157,4 @@ def candidates(
         ]
         scored.sort(key=lambda s: (-s.score, s.relation, s.node))
         ranked.append(scored[:top_m])
-    return ranked
+    return Candidates(ranked, capped)
