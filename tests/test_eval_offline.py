@@ -55,7 +55,7 @@ def test_oracle_repairs_only_what_the_feedback_offers() -> None:
     empty = OfflineModel.over([QUESTION], planner="empty", editor="oracle")
     assert '"Tom Hanks": ["Tom Hanks"]' in _reply(empty, f"Question: {QUESTION.question}\n")
     step = _reply(empty, _edit_prompt([], "<- starred_actors, <- directed_by"))
-    assert "Tom Hanks -> starred_actors" in step  # one relation further per edit
+    assert "Tom Hanks -> starred_actors -> directed_by" in step  # offered: the whole path
 
 
 def _eval(metaqa_dir: Path, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float]:

@@ -6,7 +6,8 @@ diagnose, edit loop, answer node) is what gets measured:
 - planner `empty`: the first path has no relations; `corrupt`: the gold path with one relation
   replaced by a wrong one (position and replacement fixed by the question, so runs repeat).
 - editor `oracle`: repairs the first wrong position of the previous path *only if* the gold
-  relation is among the "Candidate Relations" of the edit prompt. Each edit prompt is one
+  relation is among the "Candidate Relations" of the edit prompt, and then writes the whole
+  gold path (a perfect editor knows the rest from the question). Each edit prompt is one
   feedback sample: did the error message hold what a perfect editor needs (feedback recall)?
   Editor `none` repeats the previous path (no repair), or a real model can edit (`delegate`).
 - answers: the offline model does not answer; its reply is unreadable on purpose, so the answer
@@ -128,8 +129,7 @@ class OfflineModel(BaseChatModel):
             return _path_reply(q.topic, previous)
         if gold[wrong] not in offered:
             return _path_reply(q.topic, previous)  # the feedback lacks what is needed
-        repaired = [*names[: wrong + 1], *previous[wrong + 1 : len(names)]]
-        return _path_reply(q.topic, repaired)
+        return _path_reply(q.topic, names)  # the missing piece was offered: the whole path
 
     def _delegated(self, prompt: str) -> str:
         assert self.delegate is not None
