@@ -52,6 +52,26 @@ def test_irrelevant_relation_reports_position_and_neighbours(metaqa_kg: Knowledg
     assert names[0] == "in_language"
 
 
+def test_a_wrong_earlier_step_is_offered_its_alternatives(metaqa_kg: KnowledgeGraph) -> None:
+    """The walk went the wrong way at step 1 (actors, not the director) and got stuck at step
+    2: the relations around the stuck actors cannot repair it, those at step 1 can."""
+    path = KGPath("The Slugger's Wife", ("starred_actors", "directed_by"))
+    instance = connect(
+        metaqa_kg, path, [mq("starred_actors", "forward"), mq("directed_by", "backward")]
+    )
+    d = diagnose(
+        metaqa_kg, "the director of [The Slugger's Wife] directed which movies", [instance]
+    )
+    assert d.reasons[0].position == 1
+    assert ("directed_by", True) not in {(c.name, c.forward) for c in d.candidates}
+    (step, where, found) = d.earlier[0]
+    assert (step, where) == (1, "The Slugger's Wife") and len(d.earlier) == 1
+    assert ("directed_by", True) in {(c.name, c.forward) for c in found}
+    from readi_graph.adapters.render import earlier_text
+
+    assert earlier_text(d).startswith("step 1 (from The Slugger's Wife): ")
+
+
 def test_unknown_entity_and_empty_path(metaqa_kg: KnowledgeGraph) -> None:
     unknown = connect(
         metaqa_kg, KGPath("Zzyzx Road Movie 9", ("directed by",)), [mq("directed_by")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from readi_graph.envs.base import Term
 from readi_graph.envs.kg import KnowledgeGraph
@@ -55,6 +55,9 @@ class Diagnosis:
     reasons: list[Reason] = field(default_factory=list)
     halfway: list[str] = field(default_factory=list)  # rendered instances, e.g. `A -> r -> B`
     candidates: list[CandidateRelation] = field(default_factory=list)
+    # When a path got stuck after step 1, an earlier relation may be the wrong one: the
+    # relations around the nodes each earlier step started from, (step, from, candidates).
+    earlier: list[tuple[int, str, list[CandidateRelation]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -102,6 +105,38 @@ def halfway_instances(kg: KnowledgeGraph, instance: Instance, cap: int) -> list[
     return sorted(rendered)[:cap]
 
 
+def _ranked(kg: KnowledgeGraph, nodes: Sequence[Term], query: str, cap: int) -> list[Any]:
+    """Relations around `nodes`, most similar to `query` first, forward before backward."""
+    around = kg.relations_around(nodes)
+    ranked = kg.relation_index.rank(query, [p for p, _ in around])[:cap]
+    order = {p: i for i, p in enumerate(ranked)}
+    return [
+        CandidateRelation(p, forward)
+        for p, forward in sorted(around, key=lambda pf: (order.get(pf[0], 1 << 30), not pf[1]))
+        if p in order
+    ][:cap]
+
+
+def _earlier(
+    kg: KnowledgeGraph, instance: Instance, query: str, cap: int, sample: int
+) -> list[tuple[int, str, list[CandidateRelation]]]:
+    """For each step before the failed one: where it started, and the relations there."""
+    if not instance.failed_at:
+        return []
+    layers = instance.chains()
+    starts = [
+        sorted(instance.start.nodes),
+        *(sorted({e.target for e in layer}) for layer in layers),
+    ]
+    out = []
+    for step, nodes in enumerate(starts[: instance.failed_at], 1):
+        labels = kg.labels(nodes[:1])
+        shown = kg.display(nodes[0], labels.get(nodes[0])) if nodes else "?"
+        where = shown if len(nodes) == 1 else f"{shown} and {len(nodes) - 1} more"
+        out.append((step, where, _ranked(kg, nodes[:sample], query, cap)))
+    return out
+
+
 def diagnose(
     kg: KnowledgeGraph,
     question: str,
@@ -110,6 +145,7 @@ def diagnose(
     halfway_cap: int = 15,
     candidate_cap: int = 35,
     stuck_sample: int = 200,
+    earlier_cap: int = 8,
 ) -> Diagnosis:
     """What went wrong with each path, or an empty diagnosis when all instantiated."""
     diagnosis = Diagnosis()
@@ -148,6 +184,8 @@ def diagnose(
             )
             stuck.extend(instance.frontier)
             failed_relations.append(relation)
+            query = f"{relation} {question}"
+            diagnosis.earlier += _earlier(kg, instance, query, earlier_cap, stuck_sample)
         else:
             labels = kg.labels(instance.frontier)
             if all(kg.is_compound(t, labels.get(t)) for t in instance.frontier):
@@ -165,13 +203,7 @@ def diagnose(
             diagnosis.halfway += halfway_instances(kg, instance, halfway_cap)
     diagnosis.halfway = diagnosis.halfway[:halfway_cap]
     if stuck:
-        around = kg.relations_around(sorted(set(stuck))[:stuck_sample])
         query = " ".join([*failed_relations, question])
-        ranked = kg.relation_index.rank(query, [p for p, _ in around])[:candidate_cap]
-        order = {p: i for i, p in enumerate(ranked)}
-        diagnosis.candidates = [
-            CandidateRelation(p, forward)
-            for p, forward in sorted(around, key=lambda pf: (order.get(pf[0], 1 << 30), not pf[1]))
-            if p in order
-        ][:candidate_cap]
+        nodes = sorted(set(stuck))[:stuck_sample]
+        diagnosis.candidates = _ranked(kg, nodes, query, candidate_cap)
     return diagnosis

@@ -124,6 +124,10 @@ def diagnosis_record(d: Diagnosis) -> Record:
         ],
         "halfway": list(d.halfway),
         "candidates": [{"relation": c.relation, "forward": c.forward} for c in d.candidates],
+        "earlier": [
+            [step, where, [{"relation": c.relation, "forward": c.forward} for c in found]]
+            for step, where, found in d.earlier
+        ],
     }
 
 
@@ -132,4 +136,8 @@ def diagnosis_from(r: Record) -> Diagnosis:
         [Reason(**x) for x in r["reasons"]],
         list(r["halfway"]),
         [CandidateRelation(c["relation"], c["forward"]) for c in r["candidates"]],
+        [
+            (int(step), str(where), [CandidateRelation(c["relation"], c["forward"]) for c in found])
+            for step, where, found in r.get("earlier") or []
+        ],
     )

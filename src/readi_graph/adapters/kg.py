@@ -8,6 +8,7 @@ from typing import Any
 from readi_graph.adapters import Material, Record, no_evidence
 from readi_graph.adapters.render import (
     diagnosis_text,
+    earlier_text,
     labelled_triples,
     path_line,
     triples_text,
@@ -148,7 +149,8 @@ class KGAdapter:
 
     def edit_values(self, state: ReadiState) -> dict[str, str]:
         previous = self._previous(state)
-        errors, halfway, candidates = diagnosis_text(diagnosis_from(state["diagnosis"] or {}))
+        diagnosis = diagnosis_from(state["diagnosis"] or {})
+        errors, halfway, candidates = diagnosis_text(diagnosis)
         return {
             "question": state["question"],
             "topic_entities": json.dumps(state.get("topic_entities") or [], ensure_ascii=False),
@@ -158,6 +160,7 @@ class KGAdapter:
             "errors": errors,
             "instances": halfway,
             "candidates": candidates,
+            "earlier": earlier_text(diagnosis),
         }
 
     # --- answers -----------------------------------------------------------------------------

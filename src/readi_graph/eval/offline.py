@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -119,7 +120,7 @@ class OfflineModel(BaseChatModel):
         wrong = next((i for i, r in enumerate(previous) if i >= len(names) or r != names[i]), None)
         if wrong is None and len(previous) < len(names):
             wrong = len(previous)  # a correct prefix: the next gold relation is missing
-        offered = {c.strip() for c in _after(prompt, "Candidate Relations: ").split(",")}
+        offered = _offered(prompt, wrong)
         if wrong is not None and wrong < len(gold):
             with self._lock:
                 self._feedback.setdefault(q.question, []).append(gold[wrong] in offered)
@@ -134,6 +135,19 @@ class OfflineModel(BaseChatModel):
     def _delegated(self, prompt: str) -> str:
         assert self.delegate is not None
         return str(self.delegate.invoke([HumanMessage(prompt)]).content)
+
+
+def _offered(prompt: str, wrong: int | None) -> set[str]:
+    """The relations the prompt offers for position `wrong`: that step's "Earlier Relations"
+    when the prompt lists them, else the "Candidate Relations" around the stuck node."""
+    stuck = {c.strip() for c in _after(prompt, "Candidate Relations: ").split(",")}
+    earlier = _after(prompt, "Earlier Relations: ")
+    if wrong is None or not earlier or earlier == "(none)":
+        return stuck
+    for match in re.finditer(r"step (\d+) \(from .*?\): ([^;]*)", earlier):
+        if int(match.group(1)) == wrong + 1:
+            return {c.strip() for c in match.group(2).split(",")}
+    return stuck
 
 
 def _previous(line: str, topic: str) -> list[str]:
