@@ -47,6 +47,17 @@ class ReadiContext:
 DEFAULT_CONTEXT = ReadiContext()
 
 
+def current_settings() -> ReadiContext:
+    """`settings` for nodes without a `runtime` parameter, which LangGraph would require even
+    when a node is invoked on its own (`compiled.nodes[name].invoke(state)`)."""
+    try:
+        from langgraph.runtime import get_runtime
+
+        return settings(get_runtime())
+    except (RuntimeError, KeyError):  # outside a run
+        return DEFAULT_CONTEXT
+
+
 def settings(runtime: Any) -> ReadiContext:
     """The run's `ReadiContext`, or the defaults (no context, or a parent graph's context)."""
     context = getattr(runtime, "context", None)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from readi_graph.adapters import ANSWER_SCHEMA
-from readi_graph.context import ReadiContext, settings
+from readi_graph.context import ReadiContext, current_settings, settings
 from readi_graph.envs.base import InputError
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.names import normalize_name
@@ -171,7 +171,7 @@ def route_after_verify(
 
 
 def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
-    def reason(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+    def reason(state: State) -> dict[str, Any]:
         if state.get("failure"):
             return failed_answer(state)
         finished = state.get("finished") or []
@@ -189,7 +189,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
             else:
                 prompt = render(
                     "fidelis_reason",
-                    settings(runtime).prompt_budget,
+                    current_settings().prompt_budget,
                     question=state["question"],
                     paths="\n".join(lines),
                 )

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from readi_graph.adapters import Adapter
-from readi_graph.context import ReadiContext, settings
+from readi_graph.context import current_settings
 from readi_graph.llm import ModelRef
 from readi_graph.nodes import Meter, request_plan
 from readi_graph.prompts import render
@@ -16,8 +14,8 @@ from readi_graph.state import ReadiState
 
 
 def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
-    def edit(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
-        budget = settings(runtime).prompt_budget
+    def edit(state: ReadiState) -> dict[str, Any]:
+        budget = current_settings().prompt_budget
         with Meter("edit") as meter:
             prompt = render(adapter.prompts[1], budget, **adapter.edit_values(state))
             plan, error = request_plan(meter, adapter, model, state, prompt, editing=True)

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from readi_graph.adapters import Adapter
-from readi_graph.context import ReadiContext, settings
+from readi_graph.context import current_settings
 from readi_graph.envs.base import InputError
 from readi_graph.llm import ModelRef
 from readi_graph.nodes import Meter, request_plan
@@ -19,11 +17,11 @@ __all__ = ["InputError", "make_generate"]
 
 
 def make_generate(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
-    def generate(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+    def generate(state: ReadiState) -> dict[str, Any]:
         updates = adapter.prepare(state)
         state = {**state, **updates}  # type: ignore[typeddict-item]
         with Meter("generate") as meter:
-            budget = settings(runtime).prompt_budget
+            budget = current_settings().prompt_budget
             prompt = render(adapter.prompts[0], budget, **adapter.generate_values(state))
             plan, error = request_plan(meter, adapter, model, state, prompt, editing=False)
         return {
