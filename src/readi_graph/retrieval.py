@@ -9,6 +9,7 @@ Contriever. Indexing is lazy and happens once per KG.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -117,6 +118,14 @@ class DenseEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+@functools.lru_cache(maxsize=8192)
+def _query_vector(text: str) -> np.ndarray:
+    """A phrase's embedding. Relation phrases recur across questions ("directed by"), and
+    encoding is most of the non-LLM time per question, so phrases are encoded once."""
+    vector: np.ndarray = DenseEncoder.encode([text])[0]
+    return vector
+
+
 def _cache_dir() -> Path:
     base = os.environ.get("READI_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "readi-graph"
@@ -188,8 +197,7 @@ class RelationIndex:
         if not self.relations:
             return np.zeros(0, dtype=np.float32)
         vectors = self._relation_vectors()
-        query_vector = DenseEncoder.encode([" ".join(words(query))])[0]
-        return np.asarray(vectors @ query_vector, dtype=np.float32)
+        return np.asarray(vectors @ _query_vector(" ".join(words(query))), dtype=np.float32)
 
     # --- fused ranking -------------------------------------------------------------------
     def scores(self, query: str) -> np.ndarray:
