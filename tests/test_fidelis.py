@@ -80,7 +80,13 @@ def test_verification_stops_the_search_early(metaqa_kg: KnowledgeGraph) -> None:
     assert all(p.count(" -> ") == 2 for p in result["path"])
 
 
-def test_a_dead_beam_drops_out_and_the_other_answers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dense", ["on", "off"])
+def test_a_dead_beam_drops_out_and_the_other_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dense: str
+) -> None:
+    """Also without the [embed] extra: BM25 and word overlap score the steps."""
+    if dense == "off":
+        monkeypatch.setenv("READI_DENSE", "0")
     kb = tmp_path / "kb.ttl"
     kb.write_text(
         "@prefix : <http://example.org/> .\n"
@@ -96,6 +102,7 @@ def test_a_dead_beam_drops_out_and_the_other_answers(tmp_path: Path) -> None:
     result = build_graph(kg, model, strategy="fidelis").invoke(
         {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]}
     )
+    assert kg.relation_index.dense == (dense == "on")
     first, second = result["attempts"]
     assert first["beams"] == 1 and first["candidates"] == 2  # Beta and Gamma, both kept
     assert second["beams"] == 2 and second["dead_beams"] == 1  # Beta leads nowhere new
