@@ -59,7 +59,7 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> Node:
                     labels = kg.labels(nodes)
                     shown = {n: kg.display(n, labels.get(n)) for n in nodes}
                     starts.extend(beams.start(topic, n, shown[n]) for n in nodes)
-                return {"failure": None}
+                return {"failure": None, "error": None}  # a new run starts clean
 
             failed = guarded(meter, resolve)
         return {
