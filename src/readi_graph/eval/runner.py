@@ -85,7 +85,7 @@ def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
         hops = str(attempt.get("path", "")).count(" -> ")
         return round(min(attempt.get("depth", 0) / hops, 1.0), 4) if hops else 0.0
 
-    if not attempts:
+    if not attempts or "complete" not in attempts[0]:  # FiDeLiS records search steps instead
         return {}
     first, final = attempts[0], attempts[-1]
     return {
