@@ -54,18 +54,13 @@ class ReadiOutput(TypedDict, total=False):
     error: str | None  # set when the environment failed (an endpoint down after its retries)
 
 
-class ReadiState(TypedDict, total=False):
+class RunState(TypedDict, total=False):
+    """What every strategy's state holds: the question, the accumulated attempts and usage,
+    a failed environment, and the outputs."""
+
     question: str
     topic_entities: list[str]
-    # The plan (from generate or edit). KG: alternatives of NL relation chains per topic entity;
-    # table: {"headers": [...], "constraints": {header: [values]}}.
-    plan: Record
-    parse_error: str | None  # the model's output could not be read as a path
     failure: str | None  # the environment failed: the run ends with an answer that says so
-    bindings: Record  # KG: topic -> alternative -> relation -> candidates; table: headers
-    instances: list[Record]  # the chosen instance per topic entity
-    diagnosis: Record | None
-    edits_used: int
     attempts: Annotated[list[Record], add_attempts]
     usage: Annotated[Record, add_usage]
     # outputs
@@ -76,3 +71,14 @@ class ReadiState(TypedDict, total=False):
     path: list[str]
     edits: int
     error: str | None
+
+
+class ReadiState(RunState, total=False):
+    # The plan (from generate or edit). KG: alternatives of NL relation chains per topic entity;
+    # table: {"headers": [...], "constraints": {header: [values]}}.
+    plan: Record
+    parse_error: str | None  # the model's output could not be read as a path
+    bindings: Record  # KG: topic -> alternative -> relation -> candidates; table: headers
+    instances: list[Record]  # the chosen instance per topic entity
+    diagnosis: Record | None
+    edits_used: int

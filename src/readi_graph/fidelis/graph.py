@@ -6,13 +6,12 @@ on the same questions with the same counters. The depth budget lives in state (`
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
-from typing_extensions import TypedDict
 
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
@@ -27,27 +26,15 @@ from readi_graph.fidelis.nodes import (
 )
 from readi_graph.llm import ModelRef, is_transient
 from readi_graph.llm_cache import ReplyCache
-from readi_graph.state import ReadiInput, ReadiOutput, Record, add_attempts, add_usage
+from readi_graph.state import ReadiInput, ReadiOutput, Record, RunState
 
 
-class FidelisState(TypedDict, total=False):
-    question: str
-    topic_entities: list[str]
+class FidelisState(RunState, total=False):
     plan: Record  # keywords, steps, statement (the planning call)
     beams: list[Record]  # active reasoning paths (see fidelis/beams.py)
     candidates: list[Record]  # the beams extended by one Path-RAG step, best first
     finished: list[Record]  # paths the verifier accepted
-    depth: int
-    failure: str | None  # the KG failed: the run ends with an answer that says so
-    error: str | None
-    attempts: Annotated[list[Record], add_attempts]  # one record per search step
-    usage: Annotated[Record, add_usage]
-    answer: str
-    answers: list[str]
-    evidence: list[list[str]]
-    grounded: bool
-    path: list[str]
-    edits: int
+    depth: int  # search steps taken (attempts holds one record per step)
 
 
 def make_fidelis_builder(
