@@ -119,7 +119,7 @@ class DenseEncoder:
 
 
 @functools.lru_cache(maxsize=8192)
-def _query_vector(text: str) -> np.ndarray:
+def phrase_vector(text: str) -> np.ndarray:
     """A phrase's embedding. Relation phrases recur across questions ("directed by"), and
     encoding is most of the non-LLM time per question, so phrases are encoded once."""
     vector: np.ndarray = DenseEncoder.encode([text])[0]
@@ -197,7 +197,7 @@ class RelationIndex:
         if not self.relations:
             return np.zeros(0, dtype=np.float32)
         vectors = self._relation_vectors()
-        return np.asarray(vectors @ _query_vector(" ".join(words(query))), dtype=np.float32)
+        return np.asarray(vectors @ phrase_vector(" ".join(words(query))), dtype=np.float32)
 
     # --- fused ranking -------------------------------------------------------------------
     def scores(self, query: str) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from readi_graph.envs.base import Term
 from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.retrieval import DenseEncoder, local_name, relation_text, words
+from readi_graph.retrieval import DenseEncoder, local_name, phrase_vector, relation_text, words
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Similarity:
         self.dense = self.index.dense
         self.keywords = keywords
         if self.dense:
-            self._query = DenseEncoder.encode([" ".join(words(keywords)) or keywords])[0]
+            self._query = phrase_vector(" ".join(words(keywords)) or keywords)
             vectors = self.index._relation_vectors()
             self._relations = np.asarray(vectors @ self._query)
         else:
@@ -60,8 +60,7 @@ class Similarity:
         if i is not None:
             return float(self._relations[i])
         if self.dense:  # a relation missing from the inventory (e.g. listed lazily)
-            text = relation_text(relation)
-            return float(DenseEncoder.encode([text])[0] @ self._query)
+            return float(phrase_vector(relation_text(relation)) @ self._query)
         return self._overlap(local_name(relation))
 
     def entities(self, labels: list[str]) -> list[float]:
