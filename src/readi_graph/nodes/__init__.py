@@ -89,9 +89,7 @@ def request_plan(
 ) -> tuple[dict[str, Any], str | None]:
     """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
     which the diagnosis then reports to the editor instead of failing the run."""
-    model.get()  # resolved first: whether replies are constrained depends on the model
-    schema = adapter.plan_schema(state) if model.constrained else None
-    reply = meter.llm(model.ask(prompt, schema))
+    reply = meter.llm(model.ask(prompt, adapter.plan_schema(state)))
     meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None
