@@ -11,17 +11,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from readi_graph.binding import bind_phrase, weighted
 from readi_graph.envs.base import Term, Triple
-from readi_graph.envs.kg import Edge, KnowledgeGraph
+from readi_graph.envs.kg import Edge, Expansion, KnowledgeGraph
 from readi_graph.envs.names import Resolution
 from readi_graph.paths import Binding, Candidate, KGPath
 
 
-def bind(kg: KnowledgeGraph, path: KGPath, top_k: int = 5) -> list[Binding]:
-    """Top-k KG relations for each NL relation of `path` (BM25, fused with dense if present)."""
-    index = kg.relation_index
+def bind(
+    kg: KnowledgeGraph, path: KGPath, top_k: int = 5, *, question: str | None = None
+) -> list[Binding]:
+    """Top-k KG relations for each NL relation of `path`, with reverse twins (binding.py)."""
+    index, options = kg.relation_index, kg.binding
     return [
-        tuple(Candidate(relation, "both", score) for relation, score in index.search(nl, top_k))
+        bind_phrase(
+            index,
+            nl,
+            top_k,
+            schema=kg.schema if options.twins else None,
+            question=question,
+            question_weight=options.question_weight,
+        )
         for nl in path.relations
     ]
 
@@ -35,6 +47,7 @@ class Hop:
     edges: list[Edge] = field(default_factory=list)
     reached: int = 0  # distinct next nodes before the cap
     capped: bool = False  # more than frontier_cap nodes were reached; the rest were dropped
+    local: bool = False  # no bound relation connected: bound among the frontier's relations
     truncated: bool = False  # the query row limit cut the expansion short
 
     @property
@@ -80,11 +93,50 @@ class Instance:
         return sorted({e.triple for layer in self.chains(ends) for e in layer})
 
 
+def _without_return(expansion: Expansion, start: Resolution, kg: KnowledgeGraph) -> Expansion:
+    """Drop edges that come back to the topic entity, unless `revisit_topic` (a self-loop on
+    the topic is a fact, not a return)."""
+    if not kg.settings.revisit_topic:
+        expansion.edges = [
+            e for e in expansion.edges if e.target not in start.nodes or e.source in start.nodes
+        ]
+    return expansion
+
+
+def bind_locally(
+    kg: KnowledgeGraph,
+    frontier: Sequence[Term],
+    phrase: str,
+    k: int,
+    question: str | None = None,
+) -> Binding:
+    """The `k` relations around `frontier` that best match `phrase` (one query): the KG
+    shows which relations exist where the walk stands, so a phrase whose global top-k all
+    miss here can still bind to the one that is here. Only relations the phrase reaches
+    (a shared word, or dense similarity above the floor) qualify."""
+    around = sorted({p for p, _ in kg.relations_around(frontier[: kg.settings.chunk_size])})
+    if not around:
+        return ()
+    index, options = kg.relation_index, kg.binding
+    scores = weighted(index, phrase, question, options.question_weight)  # 0: not reached
+    depth = min(options.local_depth, len(scores))
+    floor = max(float(np.partition(scores, -depth)[-depth]), 1e-12) if depth else np.inf
+    ranked = [
+        (p, float(scores[i]))
+        for p in around
+        if (i := index.position.get(p)) is not None and scores[i] >= floor
+    ]
+    ranked.sort(key=lambda ps: (-ps[1], ps[0]))
+    return tuple(Candidate(p, "both", score) for p, score in ranked[:k])
+
+
 def connect(
     kg: KnowledgeGraph,
     path: KGPath,
     bindings: Sequence[Binding],
     start: Resolution | None = None,
+    *,
+    question: str | None = None,
 ) -> Instance:
     """Walk `path` from its topic entity, one query per hop, until done or stuck."""
     start = start or kg.resolve(path.topic)
@@ -100,11 +152,16 @@ def connect(
             [c.relation for c in candidates if c.forward],
             [c.relation for c in candidates if c.backward],
         )
+        expansion = _without_return(expansion, start, kg)
+        if not expansion.edges and kg.binding.local_fallback:
+            local = bind_locally(kg, instance.frontier, relation, len(candidates), question)
+            if local:
+                relations = [c.relation for c in local]
+                expansion = _without_return(
+                    kg.expand(instance.frontier, relations, relations), start, kg
+                )
+                hop.candidates, hop.local = local, bool(expansion.edges)
         hop.truncated = expansion.truncated
-        if not kg.settings.revisit_topic:  # a self-loop on the topic is a fact, not a return
-            expansion.edges = [
-                e for e in expansion.edges if e.target not in start.nodes or e.source in start.nodes
-            ]
         if not expansion.edges:
             instance.failed_at = position
             return instance

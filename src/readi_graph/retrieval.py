@@ -48,6 +48,13 @@ def local_name(relation: str) -> str:
     return tail
 
 
+def id_key(text: str) -> str:
+    """A relation id as a model may write it, reduced to its letters and digits:
+    `ns:Sports.Sports_Team.Team_Mascot`, `sports sports team team mascot` and
+    `sports.sports_team.team_mascot` meet (case and separators do not matter)."""
+    return re.sub(r"[\W_]+", "", local_name(text.strip()).casefold())
+
+
 def words(text: str) -> list[str]:
     """Lower-cased words of `text`, with camelCase and separators split."""
     return [w.lower() for w in _WORD.findall(_CAMEL.sub(" ", text))]
@@ -143,6 +150,7 @@ class RelationIndex:
         *,
         dense: bool | None = None,
         dense_floor: float = DENSE_FLOOR,
+        exact_first: bool = True,
     ) -> None:
         self.relations: list[str] = list(dict.fromkeys(relations))
         self.position = {r: i for i, r in enumerate(self.relations)}
@@ -154,6 +162,7 @@ class RelationIndex:
         self.documents = [relation_text(r, labels.get(r)) for r in self.relations]
         self.dense = dense_available() if dense is None else dense
         self.dense_floor = dense_floor
+        self.exact_first = exact_first  # off only to measure what it brings
         import bm25s  # scipy-backed: imported on first index, not with the package
 
         self._bm25 = bm25s.BM25()
@@ -161,6 +170,10 @@ class RelationIndex:
         if corpus:
             self._bm25.index(corpus, show_progress=False)
         self._vocab: Mapping[str, int] = getattr(self._bm25, "vocab_dict", {}) or {}
+        self._exact: dict[str, list[int]] = {}
+        for i, relation in enumerate(self.relations):
+            self._exact.setdefault(relation, []).append(i)
+            self._exact.setdefault(id_key(relation), []).append(i)
         self._vectors: np.ndarray | None = None
         self._vectors_lock = threading.Lock()
 
@@ -208,7 +221,21 @@ class RelationIndex:
         would bind any phrase ("nationality") to half the inventory.
         """
         bm25 = self.bm25_scores(query)
-        return self._fuse(bm25, self.dense_scores(query)) if self.dense else bm25
+        scores = self._fuse(bm25, self.dense_scores(query)) if self.dense else bm25
+        return self._exact_first(query, scores)
+
+    def exact(self, query: str) -> list[int]:
+        """Positions of the relations `query` names verbatim (the IRI, or its id up to case
+        and separators): a model that writes an existing id means that relation."""
+        key = id_key(query)
+        return self._exact.get(query.strip()) or (self._exact.get(key) if key else None) or []
+
+    def _exact_first(self, query: str, scores: np.ndarray) -> np.ndarray:
+        found = self.exact(query) if self.exact_first else []
+        if found:
+            scores = scores.copy()
+            scores[found] = float(scores.max()) + 1.0
+        return scores
 
     def _fuse(self, bm25: np.ndarray, dense: np.ndarray) -> np.ndarray:
         fused = np.zeros(len(self.relations), dtype=np.float64)
@@ -221,7 +248,7 @@ class RelationIndex:
             fused += contribution
         return fused.astype(np.float32)
 
-    def _top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+    def top(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Positive scores only, best first, ties by relation name."""
         found = np.flatnonzero(scores > 0)
         order = found[np.lexsort((self._name_rank[found], -scores[found]))][:k]
@@ -229,7 +256,7 @@ class RelationIndex:
 
     def search(self, query: str, k: int = 5) -> list[tuple[str, float]]:
         """The top-k relations for `query`, best first; ties broken by relation name."""
-        return self._top(self.scores(query), k)
+        return self.top(self.scores(query), k)
 
     def search_many(self, queries: Sequence[str], k: int = 5) -> list[list[tuple[str, float]]]:
         """`search` for many queries, embedding them in one batch (benchmarks, evaluation)."""
@@ -238,7 +265,7 @@ class RelationIndex:
         vectors = self._relation_vectors()
         encoded = DenseEncoder.encode([" ".join(words(q)) for q in queries])
         return [
-            self._top(self._fuse(self.bm25_scores(q), np.asarray(vectors @ v)), k)
+            self.top(self._exact_first(q, self._fuse(self.bm25_scores(q), vectors @ v)), k)
             for q, v in zip(queries, encoded, strict=True)
         ]
 

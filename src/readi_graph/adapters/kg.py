@@ -95,11 +95,14 @@ class KGAdapter:
         }
 
     def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
+        question = state.get("question")
         return {
             topic: [
                 [
                     [candidate_record(c) for c in candidates]
-                    for candidates in bind(self.kg, KGPath(topic, tuple(relations)), ctx.top_k)
+                    for candidates in bind(
+                        self.kg, KGPath(topic, tuple(relations)), ctx.top_k, question=question
+                    )
                 ]
                 for relations in alternatives
             ]
@@ -118,7 +121,7 @@ class KGAdapter:
             for relations, bound in zip(alternatives, bindings.get(topic, []), strict=True):
                 path = KGPath(topic, tuple(relations))
                 candidates = [tuple(candidate_from(c) for c in b) for b in bound]
-                instance = connect(self.kg, path, candidates, start)
+                instance = connect(self.kg, path, candidates, start, question=state["question"])
                 attempts.append(
                     {
                         "source": source,
@@ -128,6 +131,9 @@ class KGAdapter:
                         "failed_at": instance.failed_at,
                         # the walk hit the frontier cap or the row limit: answers may be missing
                         "capped": any(h.capped or h.truncated for h in instance.hops),
+                        # steps bound among the relations around the frontier (none of the
+                        # top-k connected there): see instantiation.bind_locally
+                        "local": [i for i, h in enumerate(instance.hops) if h.local],
                     }
                 )
                 if best is None or _rank(self.kg, instance) > _rank(self.kg, best):

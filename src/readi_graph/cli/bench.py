@@ -15,11 +15,22 @@ def bench_binding(args: argparse.Namespace) -> int:
     if args.metaqa:
         results["metaqa"] = bench_metaqa(args.metaqa, dense)
         print(json.dumps({"metaqa": results["metaqa"]}), flush=True)
-    if args.freebase:
+    if args.freebase and not args.real:
         results["freebase"] = bench_freebase(args.freebase, args.sample or None, dense)
         print(json.dumps({"freebase": results["freebase"]}), flush=True)
+    if args.real:
+        if not args.freebase:
+            print("--real needs --freebase DIR (the relation inventory to bind against)")
+            return 2
+        from readi_graph.eval.binding_real import bench_real
+
+        results["real"] = bench_real(
+            args.real, args.freebase, dense=dense, question_weight=args.question_weight
+        )
+        print(json.dumps({"real": results["real"]}), flush=True)
+        return 0
     if not results:
-        print("give --metaqa DIR and/or --freebase DIR")
+        print("give --metaqa DIR, --freebase DIR and/or --real DIR --freebase DIR")
         return 2
     return 0
 
@@ -31,6 +42,13 @@ def add_parsers(commands: Any) -> None:
     binding.add_argument("--metaqa", help="MetaQA directory (1-hop question templates)")
     binding.add_argument("--freebase", help="directory of fb_relations_domain_range_label.json")
     binding.add_argument("--sample", type=int, default=2000, help="Freebase labels (0: all)")
+    binding.add_argument(
+        "--real",
+        help="directory of model paths in the readi_cwq format (bound against --freebase)",
+    )
+    binding.add_argument(
+        "--question-weight", type=float, default=None, help="weight of the question's scores"
+    )
     binding.add_argument("--dense", choices=("auto", "on", "off"), default="auto")
     binding.set_defaults(func=bench_binding)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from readi_graph.binding import BindingOptions
 from readi_graph.envs import sparql
 from readi_graph.envs.base import Term, Triple
 from readi_graph.envs.kg_local import (
@@ -27,6 +28,7 @@ from readi_graph.envs.kg_local import (
     rdflib_to_oxigraph,
 )
 from readi_graph.envs.names import Names, Resolution
+from readi_graph.envs.schema import RelationSchema
 from readi_graph.retrieval import RelationIndex, local_name
 
 SKOS_PREF_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
@@ -136,9 +138,14 @@ class KnowledgeGraph:
         relations: Sequence[str] | None = None,
         name: str = "kg",
         scan_labels: bool = True,
+        schema: RelationSchema | None = None,
+        binding: BindingOptions | None = None,
     ) -> None:
         self.backend = backend
         self.settings = settings or KGSettings()
+        # Relation labels, domains and ranges, and reverse twins (binding uses them).
+        self.schema = schema or RelationSchema()
+        self.binding = binding or BindingOptions()
         self.name = name
         self._relations = tuple(relations) if relations is not None else None
         self._lock = threading.Lock()
@@ -178,6 +185,7 @@ class KnowledgeGraph:
         settings: KGSettings | None = None,
         *,
         relations: Sequence[str] | None = None,
+        schema: RelationSchema | None = None,
         default_graph: str | None = None,
         timeout: float = 30.0,
         max_retries: int = 3,
@@ -196,7 +204,9 @@ class KnowledgeGraph:
         backend = EndpointBackend(
             url, timeout=timeout, max_retries=max_retries, default_graph=default_graph, **client
         )
-        return cls(backend, settings, relations=relations, name=url, scan_labels=False)
+        return cls(
+            backend, settings, relations=relations, name=url, scan_labels=False, schema=schema
+        )
 
     # --- queries ---------------------------------------------------------------------------
     def _count(self) -> None:
@@ -237,9 +247,13 @@ class KnowledgeGraph:
             index = self._index
         if index is None:
             relations = self.relations()
-            labels = self.labels(Term.iri(r) for r in relations)
+            found = self.labels(Term.iri(r) for r in relations)
+            # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
+            labels = {r: found[Term.iri(r)] or "" for r in relations}
             index = RelationIndex(
-                relations, {r: labels[Term.iri(r)] or "" for r in relations if labels[Term.iri(r)]}
+                relations,
+                {r: label for r, label in labels.items() if label},
+                exact_first=self.binding.exact_first,
             )
             with self._lock:
                 self._index = self._index or index

@@ -111,6 +111,16 @@ def load_file(path: str | Path) -> OxigraphBackend:
     return OxigraphBackend(store)
 
 
+def load_ntriples(text: str) -> OxigraphBackend:
+    """N-Triples text (e.g. a fragment built in memory) into a fresh in-memory store."""
+    store = ox.Store()
+    try:
+        store.bulk_extend(_skolemized(ox.parse(text.encode(), format=ox.RdfFormat.N_TRIPLES)))
+    except SyntaxError as exc:
+        raise KGFormatError(f"N-Triples: {exc}") from exc
+    return OxigraphBackend(store)
+
+
 # --- MetaQA -------------------------------------------------------------------------------
 
 METAQA_ENTITY = "urn:readi:metaqa:entity:"

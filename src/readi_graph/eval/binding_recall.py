@@ -68,7 +68,8 @@ def recall(
     return out
 
 
-def _modes(dense: bool | None) -> list[tuple[str, bool]]:
+def retrievers(dense: bool | None) -> list[tuple[str, bool]]:
+    """("bm25", False), plus ("bm25+minilm", True) when dense retrieval is on or available."""
     use_dense = dense_available() if dense is None else dense
     return [("bm25", False), *([("bm25+minilm", True)] if use_dense else [])]
 
@@ -77,7 +78,8 @@ def bench_metaqa(data: str | Path, dense: bool | None = None) -> dict[str, Any]:
     queries = metaqa_queries(data)
     relations = sorted({METAQA_RELATION + r for r in TYPE_RELATIONS.values()})
     return {
-        mode: recall(RelationIndex(relations, dense=use), queries) for mode, use in _modes(dense)
+        mode: recall(RelationIndex(relations, dense=use), queries)
+        for mode, use in retrievers(dense)
     }
 
 
@@ -86,5 +88,6 @@ def bench_freebase(
 ) -> dict[str, Any]:
     relations, queries = freebase_queries(data, sample)
     return {
-        mode: recall(RelationIndex(relations, dense=use), queries) for mode, use in _modes(dense)
+        mode: recall(RelationIndex(relations, dense=use), queries)
+        for mode, use in retrievers(dense)
     }

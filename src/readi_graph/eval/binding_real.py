@@ -1,0 +1,194 @@
+"""Binding recall on what a real model wrote: `readi bench binding --real DIR`.
+
+Input: files in the format the Readi authors published for CWQ (`../shared/data/readi_cwq/`):
+a JSON list of questions, each with its gold `sparql` (Freebase `ns:` ids) and
+`relation_path_candidates`, the initial paths a model wrote
+(`{"Topic": ["Topic -> relation -> relation", ...]}`).
+
+Gold relations are the `ns:` relation ids of the SPARQL (ids with two dots or more), minus type
+filters and bookkeeping (`common.`, `type.`, `kg.`, `freebase.`). A gold relation is *found at
+k* when it is among the top-k bindings of any relation the model wrote for that question (its
+reverse twin, bound with it, counts: see `binding.py`); *found in either direction* also
+accepts its reverse (`envs/schema.py`: the one relation with the swapped domain and range). A
+question is *fully bound* when each of its gold relations is found at 5 in either direction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from readi_graph.binding import QUESTION_WEIGHT, ranked
+from readi_graph.envs.schema import FREEBASE_NS, RelationSchema
+from readi_graph.retrieval import RelationIndex, id_key, local_name
+
+KS = (1, 5, 10)
+# Gold relations not among even the top 100 of anything the model wrote are out of reach of
+# binding: the path names something else. `either@100` shows that ceiling.
+CEILING = 100
+NOT_GOLD = ("common.", "type.", "kg.", "freebase.")
+_NS_ID = re.compile(r"\bns:([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+){2,})")
+
+
+@dataclass(frozen=True)
+class RealPaths:
+    """One question with the paths a model wrote and the relations its gold query uses."""
+
+    id: str
+    question: str
+    paths: dict[str, list[list[str]]]  # topic -> alternatives -> relations as written
+    gold: tuple[str, ...]  # relation ids without namespace
+
+    @property
+    def written(self) -> list[str]:
+        """Every relation the model wrote for this question, in order, once."""
+        found = [r for alts in self.paths.values() for rels in alts for r in rels]
+        return list(dict.fromkeys(found))
+
+
+def gold_relations(sparql: str) -> tuple[str, ...]:
+    found = (r for r in _NS_ID.findall(sparql) if not r.startswith(NOT_GOLD))
+    return tuple(dict.fromkeys(found))
+
+
+def split_path(text: str, topic: str) -> list[str]:
+    """`Topic -> r1 -> r2` as written -> [r1, r2] (the topic is dropped only if it is there)."""
+    parts = [p.strip() for p in text.split("->")]
+    if parts and parts[0].casefold() == topic.strip().casefold():
+        parts = parts[1:]
+    return [p for p in parts if p]
+
+
+def load_real(path: str | Path) -> list[RealPaths]:
+    """One file in the `readi_cwq` format."""
+    out: list[RealPaths] = []
+    for item in json.loads(Path(path).read_text(encoding="utf-8")):
+        candidates = item.get("relation_path_candidates") or {}
+        paths = {
+            topic: [split_path(p, topic) for p in alternatives if isinstance(p, str)]
+            for topic, alternatives in candidates.items()
+            if isinstance(alternatives, list)
+        }
+        out.append(
+            RealPaths(
+                str(item.get("ID") or item.get("id") or len(out)),
+                str(item.get("question", "")),
+                paths,
+                gold_relations(str(item.get("sparql", ""))),
+            )
+        )
+    return out
+
+
+def real_files(directory: str | Path) -> list[Path]:
+    """The files of a directory that hold model paths (`*.json` with relation_path_candidates)."""
+    found = []
+    for file in sorted(Path(directory).glob("*.json")):
+        head = file.read_text(encoding="utf-8", errors="replace")[:200_000]
+        if '"relation_path_candidates"' in head:
+            found.append(file)
+    return found
+
+
+# (relation as written, question) -> bound relations, best first, each with the twins it
+# brought along (twins do not take one of the k places)
+Binder = Callable[[str, str], Sequence[Sequence[str]]]
+
+
+def recall(
+    questions: Sequence[RealPaths], binder: Binder, schema: RelationSchema
+) -> dict[str, Any]:
+    """Recall@k (direct and either direction), fully bound questions, verbatim share, time."""
+    pairs = fully = verbatim = 0
+    direct = dict.fromkeys(KS, 0)
+    either = dict.fromkeys((*KS, CEILING), 0)
+    ms: list[float] = []
+    for q in questions:
+        bound: dict[str, Sequence[Sequence[str]]] = {}
+        for relation in q.written:
+            started = time.perf_counter()
+            bound[relation] = binder(relation, q.question)
+            ms.append((time.perf_counter() - started) * 1000)
+        written_keys = {id_key(r) for r in q.written}
+        complete = True
+        for gold in q.gold:
+            pairs += 1
+            verbatim += id_key(gold) in written_keys
+            twin = schema.twin(FREEBASE_NS + gold)
+            accepted = {gold} | ({local_name(twin)} if twin else set())
+            for k in (*KS, CEILING):
+                top = {local_name(r) for groups in bound.values() for g in groups[:k] for r in g}
+                direct[k] = direct.get(k, 0) + (gold in top)
+                either[k] += bool(accepted & top)
+                if k == 5 and not accepted & top:
+                    complete = False
+        fully += complete
+    n = max(pairs, 1)
+    out: dict[str, Any] = {"questions": len(questions), "gold_relations": pairs}
+    out.update({f"recall@{k}": round(direct[k] / n, 3) for k in KS})
+    out.update({f"either@{k}": round(either[k] / n, 3) for k in (*KS, CEILING)})
+    out["fully_bound"] = round(fully / max(len(questions), 1), 3)
+    out["verbatim"] = round(verbatim / n, 3)
+    out["ms_per_relation_median"] = round(statistics.median(ms), 3) if ms else 0.0
+    return out
+
+
+def index_binder(
+    index: RelationIndex,
+    schema: RelationSchema | None,
+    *,
+    question_weight: float = QUESTION_WEIGHT,
+    depth: int = CEILING,
+) -> Binder:
+    """The library's own binding (`bind_phrase`), as the benchmark calls it."""
+
+    def bind(relation: str, question: str) -> list[tuple[str, ...]]:
+        top = ranked(index, relation, depth, question, question_weight)
+        twins = [schema.twin(r) if schema else None for r, _ in top]
+        return [
+            (r,) if twin is None else (r, twin) for (r, _), twin in zip(top, twins, strict=True)
+        ]
+
+    return bind
+
+
+def bench_real(
+    real: str | Path,
+    freebase: str | Path,
+    *,
+    dense: bool | None = None,
+    question_weight: float | None = None,
+) -> dict[str, Any]:
+    """Each model-path file of `real` against all Freebase relations: the paper's binding
+    (phrase only, top-k) beside this library's (exact ids first, reverse twins), per retriever."""
+    from readi_graph.eval.binding_recall import retrievers
+
+    weight = QUESTION_WEIGHT if question_weight is None else question_weight
+    schema = RelationSchema.from_freebase(freebase)
+    relations = sorted(schema.info)
+    files = real_files(real)
+    if not files:
+        raise FileNotFoundError(
+            f"no model-path files (*.json with relation_path_candidates) in {real}"
+        )
+    results: dict[str, Any] = {}
+    for mode, use_dense in retrievers(dense):
+        plain = RelationIndex(relations, dense=use_dense, exact_first=False)
+        index = RelationIndex(relations, dense=use_dense)
+        binders = {
+            "paper": index_binder(plain, None, question_weight=0.0),
+            "readi-graph": index_binder(index, schema, question_weight=weight),
+        }
+        for file in files:
+            questions = load_real(file)
+            for name, binder in binders.items():
+                results.setdefault(file.stem, {})[f"{mode} {name}"] = recall(
+                    questions, binder, schema
+                )
+    return results
