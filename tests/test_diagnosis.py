@@ -103,3 +103,20 @@ def test_unparseable_output_is_a_diagnosis() -> None:
         "could not be read" in d.reasons[0].message and "I think the answer" in d.reasons[0].message
     )
     assert 'Path: {"Topic Entity"' in d.reasons[0].message  # the expected format
+
+
+def test_halfway_instances_of_a_node_reached_at_two_steps() -> None:
+    """Real KGs have cycles: X is reached at step 1 (T -p-> X) and at step 2 (Y -q-> X).
+    Walking back from X must use step 2's pointer, not step 1's (a KeyError on CWQ data)."""
+    from readi_graph.diagnosis import halfway_instances
+    from readi_graph.envs.kg_local import load_ntriples
+    from readi_graph.eval.replay import fragment_ntriples
+
+    triples = [("T", "a.b.p", "X"), ("T", "a.b.p", "Y"), ("Y", "a.b.q", "X")]
+    kg = KnowledgeGraph(load_ntriples(fragment_ntriples(triples)))
+    path = KGPath("T", ("p", "q", "missing"))
+    instance = connect(kg, path, [fb("a.b.p"), fb("a.b.q"), fb("a.b.missing")])
+    assert instance.failed_at == 2
+    lines = halfway_instances(kg, instance, 15)
+    assert lines == ["T -> a.b.p -> X -> a.b.q -> Y", "T -> a.b.p -> Y -> a.b.q -> X"]
+    assert diagnose(kg, "?", [instance]).halfway == lines

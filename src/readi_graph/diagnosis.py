@@ -82,21 +82,27 @@ def _render_chain(
 
 
 def halfway_instances(kg: KnowledgeGraph, instance: Instance, cap: int) -> list[str]:
-    """Up to `cap` walks from the topic entity to the deepest layer reached, one per end node."""
+    """Up to `cap` walks from the topic entity to the deepest layer reached, one per end node.
+
+    Each layer has its own back pointers: on real KGs a node is often reached at two
+    different steps (cycles, hubs), and one map over all layers would walk back past the
+    topic entity."""
     layers = instance.chains()
     if not layers:
         return []
-    back: dict[Term, tuple[Term, str]] = {}
+    back: list[dict[Term, tuple[Term, str]]] = []
     for layer in layers:
-        for edge in layer:
-            back.setdefault(edge.target, (edge.source, edge.relation))
-    ends = sorted({e.target for e in layers[-1]})
-    labels = kg.labels(back.keys() | {s for s, _ in back.values()})
+        pointers: dict[Term, tuple[Term, str]] = {}
+        for edge in sorted(layer):
+            pointers.setdefault(edge.target, (edge.source, edge.relation))
+        back.append(pointers)
+    ends = sorted(back[-1])
+    labels = kg.labels({t for p in back for t in p} | {s for p in back for s, _ in p.values()})
     rendered: list[str] = []
     for end in ends:
         nodes, relations = [end], []
-        for _ in layers:
-            source, relation = back[nodes[-1]]
+        for pointers in reversed(back):
+            source, relation = pointers[nodes[-1]]
             nodes.append(source)
             relations.append(relation)
         line = _render_chain(kg, nodes[::-1], relations[::-1], labels)
