@@ -207,3 +207,20 @@ def test_a_walk_through_a_real_cvt_node(schema: RelationSchema) -> None:
     assert middle.value.endswith("m.0y54dnx") and kg.is_compound(
         middle, kg.labels([middle])[middle]
     )
+
+
+def test_cli_benchmarks_on_real_output(capsys: pytest.CaptureFixture[str]) -> None:
+    from readi_graph.cli import main
+
+    assert main(["bench", "binding", "--real", str(FIXTURE), "--freebase", str(FIXTURE)]) == 0
+    results = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["real"]["cwq_paths"]
+    assert {k.split(" ", 1)[1] for k in results} == {"paper", "readi-graph"}
+    for result in results.values():
+        assert result["questions"] == 4 and "either@5" in result and "either@100" in result
+    run = str(FIXTURE / "run.jsonl")
+    paths = str(FIXTURE / "cwq_paths.json")
+    args = ["bench", "replay", "--real", paths, "--run", run, "--freebase", str(FIXTURE)]
+    assert main(args) == 0
+    replayed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["cwq_paths"]
+    assert len(replayed) == 6 and all(r["errors"] == 0 for r in replayed.values())
+    assert main(["bench", "binding", "--real", str(FIXTURE)]) == 2  # needs the inventory

@@ -50,6 +50,17 @@ class BindingOptions:
     def paper(cls) -> BindingOptions:
         return cls(exact_first=False, twins=False, question_weight=0.0)
 
+    @classmethod
+    def named(cls, name: str) -> BindingOptions:
+        """`default` (the measured best), `paper` (the published method), `local` (+ local
+        binding): the choices of `readi eval --binding`."""
+        if name not in BINDINGS:
+            raise ValueError(f"unknown binding {name!r}; expected one of {BINDINGS}")
+        return {"paper": cls.paper(), "local": cls(local_fallback=True)}.get(name, cls())
+
+
+BINDINGS = ("default", "paper", "local")
+
 
 def bind_phrase(
     index: RelationIndex,

@@ -35,6 +35,22 @@ def bench_binding(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from readi_graph.eval.binding_real import real_files
+    from readi_graph.eval.replay import bench_replay as replay
+
+    source = Path(args.real)
+    files = real_files(source) if source.is_dir() else [source]
+    if not files:
+        print(f"no model-path files in {source}")
+        return 2
+    for file in files:
+        print(json.dumps({file.stem: replay(file, args.run, args.freebase)}), flush=True)
+    return 0
+
+
 def add_parsers(commands: Any) -> None:
     bench = commands.add_parser("bench", help="measure parts of the pipeline without an LLM")
     kinds = bench.add_subparsers(dest="bench", required=True)
@@ -51,6 +67,14 @@ def add_parsers(commands: Any) -> None:
     )
     binding.add_argument("--dense", choices=("auto", "on", "off"), default="auto")
     binding.set_defaults(func=bench_binding)
+
+    replay = kinds.add_parser(
+        "replay", help="replay real model paths on the authors' Freebase fragment (no edits)"
+    )
+    replay.add_argument("--real", required=True, help="model-path file or directory (readi_cwq)")
+    replay.add_argument("--run", required=True, help="the authors' run (JSON lines with triples)")
+    replay.add_argument("--freebase", required=True, help="Freebase relation inventory directory")
+    replay.set_defaults(func=bench_replay)
 
     report = commands.add_parser("report", help="markdown report with plots from results")
     report.add_argument("results", help="JSON lines written by `readi eval --out`")

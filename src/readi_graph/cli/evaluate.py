@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from readi_graph.binding import BINDINGS, BindingOptions
 from readi_graph.cli.ask import context_from
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
@@ -56,6 +57,9 @@ def add_kg_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--endpoint", help="SPARQL endpoint holding the KG")
     p.add_argument("--graph", help="named graph holding the KG on the endpoint")
     p.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
+    p.add_argument(
+        "--binding", choices=BINDINGS, default="default", help="binding.BindingOptions.named"
+    )
 
 
 def _cache_home() -> Path:
@@ -137,7 +141,9 @@ def evaluate_kg_model(
 def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     settings = KGSettings(frontier_cap=args.frontier_cap)
     if args.endpoint:
-        return KnowledgeGraph.from_endpoint(args.endpoint, settings, default_graph=args.graph)
+        remote = KnowledgeGraph.from_endpoint(args.endpoint, settings, default_graph=args.graph)
+        remote.binding = BindingOptions.named(args.binding)
+        return remote
     kb = Path(args.data) / "kb.txt"
     started = time.perf_counter()
     if args.backend == "rdflib":
@@ -149,6 +155,7 @@ def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
         kg = KnowledgeGraph.from_rdflib(graph, settings, backend="rdflib")
     else:
         kg = KnowledgeGraph.from_metaqa(kb, settings)
+    kg.binding = BindingOptions.named(args.binding)
     print(f"loaded {kb} in {time.perf_counter() - started:.1f}s", file=sys.stderr)
     return kg
 
