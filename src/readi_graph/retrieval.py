@@ -15,6 +15,7 @@ import logging
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,7 @@ RRF_K = 60  # the constant of Cormack et al. (2009); rank 1 scores 1/61
 # MetaQA relations, unrelated phrases ("nationality", "award", "country") peak at 0.38 and
 # paraphrases ("acted in", "cast", "screenwriter") reach 0.44-0.74.
 DENSE_FLOOR = 0.4
+RECENT_SCORES = 64  # score vectors kept per index (84 KB each on Freebase's 21k relations)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -176,6 +178,9 @@ class RelationIndex:
             self._exact.setdefault(id_key(relation), []).append(i)
         self._vectors: np.ndarray | None = None
         self._vectors_lock = threading.Lock()
+        # The question is scored once per phrase it reorders, and phrases recur across a
+        # path's alternatives: the last few score vectors are kept.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self.relations)
@@ -220,9 +225,21 @@ class RelationIndex:
         similarity is below `dense_floor`: on a KG with few relations, top-k by rank alone
         would bind any phrase ("nationality") to half the inventory.
         """
+        with self._vectors_lock:
+            cached = self._recent.get(query)
+        if cached is not None:
+            return cached
         bm25 = self.bm25_scores(query)
-        scores = self._fuse(bm25, self.dense_scores(query)) if self.dense else bm25
-        return self._exact_first(query, scores)
+        scores = self._exact_first(
+            query, self._fuse(bm25, self.dense_scores(query)) if self.dense else bm25
+        )
+        scores = np.array(scores, dtype=np.float32)  # our own copy, shared read-only
+        scores.setflags(write=False)
+        with self._vectors_lock:
+            self._recent[query] = scores
+            while len(self._recent) > RECENT_SCORES:
+                self._recent.popitem(last=False)
+        return scores
 
     def exact(self, query: str) -> list[int]:
         """Positions of the relations `query` names verbatim (the IRI, or its id up to case
