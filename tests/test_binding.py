@@ -13,8 +13,8 @@ from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.kg_local import load_ntriples
 from readi_graph.envs.schema import FREEBASE_NS, RelationSchema
 from readi_graph.eval.binding_real import (
+    IndexBinder,
     gold_relations,
-    index_binder,
     load_real,
     recall,
     split_path,
@@ -171,8 +171,8 @@ def test_binding_recall_on_real_gpt35_paths(schema: RelationSchema) -> None:
     assert len(questions) == 4 and all(q.gold and q.written for q in questions)
     index = RelationIndex(sorted(schema.info), dense=False)
     plain = RelationIndex(sorted(schema.info), dense=False, exact_first=False)
-    ours = recall(questions, index_binder(index, schema), schema)
-    paper = recall(questions, index_binder(plain, None, question_weight=0.0), schema)
+    ours = recall(questions, IndexBinder(index, schema), schema)
+    paper = recall(questions, IndexBinder(plain, None, question_weight=0.0), schema)
     for result in (ours, paper):
         assert result["gold_relations"] == sum(len(q.gold) for q in questions)
         assert 0 <= result["recall@1"] <= result["recall@5"] <= result["recall@10"] <= 1
@@ -224,3 +224,24 @@ def test_cli_benchmarks_on_real_output(capsys: pytest.CaptureFixture[str]) -> No
     replayed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["cwq_paths"]
     assert len(replayed) == 6 and all(r["errors"] == 0 for r in replayed.values())
     assert main(["bench", "binding", "--real", str(FIXTURE)]) == 2  # needs the inventory
+
+
+def test_a_paths_new_phrases_are_encoded_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from readi_graph.retrieval import DenseEncoder, PhraseCache
+
+    calls: list[list[str]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+    monkeypatch.setattr(DenseEncoder, "encode", encode)
+    cache = PhraseCache(size=2)
+    assert len(cache.many(["directed by", "language", "directed by"])) == 3
+    assert calls == [["directed by", "language"]]  # one forward pass, each phrase once
+    cache.many(["directed by", "genre"])
+    assert calls[-1] == ["genre"]  # cached phrases are not encoded again
+    cache.many(["language"])  # the least recently used one was dropped past the size
+    assert calls[-1] == ["language"]

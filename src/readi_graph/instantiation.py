@@ -25,6 +25,7 @@ def bind(
 ) -> list[Binding]:
     """Top-k KG relations for each NL relation of `path`, with reverse twins (binding.py)."""
     index, options = kg.relation_index, kg.binding
+    index.prepare(path.relations)
     return [
         bind_phrase(
             index,

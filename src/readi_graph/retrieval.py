@@ -9,7 +9,6 @@ Contriever. Indexing is lazy and happens once per KG.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import os
@@ -127,12 +126,43 @@ class DenseEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-@functools.lru_cache(maxsize=8192)
+class PhraseCache:
+    """Embeddings of phrases, least recently used dropped past `size`. Relation phrases recur
+    across questions ("directed by") and encoding is most of the non-LLM time per question,
+    so each phrase is encoded once; a path's new phrases are encoded together in one batch
+    (one forward pass for the path instead of one per relation)."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def many(self, texts: Sequence[str]) -> list[np.ndarray]:
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for t in found:
+                self._vectors.move_to_end(t)
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        if missing:
+            found.update(zip(missing, DenseEncoder.encode(missing), strict=True))
+            with self._lock:
+                for t in missing:
+                    self._vectors[t] = found[t]
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        return [found[t] for t in texts]
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+
+
+phrases = PhraseCache()
+
+
 def phrase_vector(text: str) -> np.ndarray:
-    """A phrase's embedding. Relation phrases recur across questions ("directed by"), and
-    encoding is most of the non-LLM time per question, so phrases are encoded once."""
-    vector: np.ndarray = DenseEncoder.encode([text])[0]
-    return vector
+    """A phrase's embedding (cached: see `PhraseCache`)."""
+    return phrases.many([text])[0]
 
 
 def _cache_dir() -> Path:
@@ -210,6 +240,11 @@ class RelationIndex:
                     except OSError:  # a read-only home is not an error
                         pass
             return self._vectors
+
+    def prepare(self, queries: Sequence[str]) -> None:
+        """Encode the phrases about to be searched in one batch (a path's relations)."""
+        if self.dense and self.relations:
+            phrases.many([" ".join(words(q)) for q in queries])
 
     def dense_scores(self, query: str) -> np.ndarray:
         if not self.relations:

@@ -96,6 +96,9 @@ class KGAdapter:
 
     def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
         question = state.get("question")
+        plan: dict[str, list[list[str]]] = state.get("plan") or {}
+        # every phrase of every alternative encoded in one batch, then bound one by one
+        self.kg.relation_index.prepare([r for alts in plan.values() for rs in alts for r in rs])
         return {
             topic: [
                 [
