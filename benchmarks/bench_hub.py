@@ -57,7 +57,7 @@ def one_size(edges: int) -> tuple[int, float, Any, Any]:
 
 
 def main() -> None:
-    from readi_graph.retrieval import DenseEncoder, dense_available
+    from readi_graph.encoder import DenseEncoder, dense_available
 
     if dense_available():
         DenseEncoder.encode(["warm up"])  # load MiniLM before anything is timed

@@ -229,7 +229,7 @@ def test_cli_benchmarks_on_real_output(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_paths_new_phrases_are_encoded_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from readi_graph.retrieval import DenseEncoder, PhraseCache
+    from readi_graph.encoder import DenseEncoder, PhraseCache
 
     calls: list[list[str]] = []
 

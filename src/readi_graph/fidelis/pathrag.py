@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from readi_graph.encoder import DenseEncoder, phrase_vector
 from readi_graph.envs.base import Term
 from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.retrieval import DenseEncoder, local_name, phrase_vector, relation_text, words
+from readi_graph.retrieval import local_name, relation_text, words
 
 
 @dataclass(frozen=True)
