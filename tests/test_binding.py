@@ -245,3 +245,23 @@ def test_a_paths_new_phrases_are_encoded_in_one_batch(monkeypatch: pytest.Monkey
     assert calls[-1] == ["genre"]  # cached phrases are not encoded again
     cache.many(["language"])  # the least recently used one was dropped past the size
     assert calls[-1] == ["language"]
+
+
+def test_freebase_evaluation_takes_twins_from_the_inventory_file() -> None:
+    import argparse
+
+    from readi_graph.cli.evaluate_freebase import load_freebase
+
+    args = argparse.Namespace(
+        frontier_cap=200,
+        relations=str(FIXTURE / "fb_relations_domain_range_label.json"),
+        endpoint=None,
+        graph=None,
+        kg=str(Path(__file__).parent / "fixtures" / "freebase_mini.ttl"),
+        binding="paper",
+    )
+    kg = load_freebase(args)
+    assert kg.schema.twin(NS + "sports.mascot.team") == NS + "sports.sports_team.team_mascot"
+    assert kg.binding == BindingOptions.paper()
+    args.relations = None
+    assert load_freebase(args).schema.twins == {}

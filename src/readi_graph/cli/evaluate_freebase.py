@@ -15,8 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from readi_graph.binding import BindingOptions
 from readi_graph.envs.base import InputError, Term
 from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
+from readi_graph.envs.schema import RelationSchema
 from readi_graph.eval import runner
 from readi_graph.eval.freebase_qa import FreebaseQuestion, load_cwq, load_webqsp
 from readi_graph.eval.metrics import kgqa_scores
@@ -30,16 +32,31 @@ def _relations(path: str | None) -> list[str] | None:
     return [i if "://" in i else FREEBASE_NS + i for i in ids]
 
 
+def _schema(path: str | None) -> RelationSchema | None:
+    """Domains and ranges (hence reverse twins) when the inventory file carries them."""
+    if not path or not path.endswith(".json"):
+        return None
+    inventory = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(inventory, dict) and all(isinstance(v, dict) for v in inventory.values()):
+        return RelationSchema.from_inventory(inventory, FREEBASE_NS)
+    return None
+
+
 def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
     settings = KGSettings(frontier_cap=args.frontier_cap, entity_namespace=FREEBASE_NS)
     relations = _relations(args.relations)
+    kg: KnowledgeGraph
     if args.endpoint:
-        return KnowledgeGraph.from_endpoint(
+        kg = KnowledgeGraph.from_endpoint(
             args.endpoint, settings, relations=relations, default_graph=args.graph
         )
-    if args.kg:
-        return KnowledgeGraph.from_file(args.kg, settings)
-    raise InputError("give the Freebase KG: --endpoint URL (SPARQL) or --kg FILE (RDF)")
+    elif args.kg:
+        kg = KnowledgeGraph.from_file(args.kg, settings)
+    else:
+        raise InputError("give the Freebase KG: --endpoint URL (SPARQL) or --kg FILE (RDF)")
+    kg.schema = _schema(args.relations) or kg.schema
+    kg.binding = BindingOptions.named(args.binding)
+    return kg
 
 
 def _named(kg: KnowledgeGraph, questions: list[FreebaseQuestion]) -> list[FreebaseQuestion]:
