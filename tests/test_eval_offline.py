@@ -109,3 +109,34 @@ def test_binding_recall_on_freebase_labels(
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["freebase"]["bm25"]
     assert result["queries"] == 300
     assert 0.3 < result["recall@1"] <= result["recall@5"] <= result["recall@10"] <= 1
+
+
+def test_the_papers_analyses_without_an_llm(
+    metaqa_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tables 4, 8 and 9 (Readi) and Path-RAG candidate coverage (FiDeLiS), no model."""
+    common = ["--hops", "2", "--limit", "20", "--planner", "corrupt", "--editor", "oracle"]
+    summary = _eval(metaqa_dir, capsys, *common)
+    assert 0 < summary["coverage"] <= summary["accuracy"] <= 1
+    assert summary["retrieved_triples_per_question"] > 1  # #RK
+    assert summary["path_length"] == 2.0  # the oracle writes the 2-relation gold path
+    assert summary["compound_end_rate"] == 0.0  # MetaQA has no compound nodes
+    gold = _eval(metaqa_dir, capsys, "--hops", "2", "--limit", "20", "--planner", "gold")
+    assert gold["retrieved_triples_per_question"] > 1 and gold["coverage"] == 1.0
+
+    assert main(["eval", "metaqa", "--data", str(metaqa_dir), *common, "--budgets", "0,1,4"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    sweep = json.loads(lines[-1])["budget_sweep"]
+    assert [row["max_edits"] for row in sweep] == [0, 1, 4]
+    assert sweep[0]["edits_per_question"] == 0
+    accuracy = [row["accuracy"] for row in sweep]
+    calls = [row["llm_calls_per_question"] for row in sweep]
+    assert accuracy == sorted(accuracy) and accuracy[0] < accuracy[-1]
+    assert calls == sorted(calls) and calls[0] < calls[-1]
+
+    args = ["bench", "pathrag", "--data", str(metaqa_dir), "--hops", "2", "--limit", "4"]
+    assert main([*args, "--alphas", "0,0.6", "--top-m", "5"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["pathrag"]
+    assert result["steps"] == 8 and set(result["coverage"]) == {"alpha=0.0", "alpha=0.6"}
+    for cut in result["coverage"].values():
+        assert 0 <= cut["top1"] <= cut["top3"] <= cut["top5"] <= 1

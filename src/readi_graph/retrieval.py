@@ -165,9 +165,9 @@ class RelationIndex:
     def dense_scores(self, query: str) -> np.ndarray:
         if not self.relations:
             return np.zeros(0, dtype=np.float32)
-        return self._similarities(phrase_vector(" ".join(words(query))))
+        return self.similarities(phrase_vector(" ".join(words(query))))
 
-    def _similarities(self, vector: np.ndarray) -> np.ndarray:
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of every relation to `vector`, computed by torch (loaded for the encoder
         anyway): numpy's OpenBLAS threads spin after each product and starved the encoder's
         threads on 2 cores (16 ms per phrase; 3 ms this way, benchmarks/README.md)."""
@@ -245,7 +245,7 @@ class RelationIndex:
         encoded = DenseEncoder.encode([" ".join(words(q)) for q in queries])
         return [
             self.top(
-                self._exact_first(q, self._fuse(self.bm25_scores(q), self._similarities(v))), k
+                self._exact_first(q, self._fuse(self.bm25_scores(q), self.similarities(v))), k
             )
             for q, v in zip(queries, encoded, strict=True)
         ]

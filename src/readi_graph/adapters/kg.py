@@ -137,6 +137,8 @@ class KGAdapter:
                         # steps bound among the relations around the frontier (none of the
                         # top-k connected there): see instantiation.bind_locally
                         "local": [i for i, h in enumerate(instance.hops) if h.local],
+                        # complete, but every end is a compound node (the paper's Table 8)
+                        "compound_end": _rank(self.kg, instance)[0] == 1,
                     }
                 )
                 if best is None or _rank(self.kg, instance) > _rank(self.kg, best):

@@ -51,6 +51,21 @@ def bench_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_pathrag(args: argparse.Namespace) -> int:
+    import itertools
+    from pathlib import Path
+
+    from readi_graph.envs.kg import KnowledgeGraph
+    from readi_graph.eval.analyses import pathrag_coverage
+    from readi_graph.eval.metaqa import load_questions
+
+    kg = KnowledgeGraph.from_metaqa(Path(args.data) / "kb.txt")
+    questions = list(itertools.islice(load_questions(args.data, args.hops, "dev"), args.limit))
+    result = pathrag_coverage(kg, questions, args.alphas, top_m=args.top_m)
+    print(json.dumps({"pathrag": {"hops": args.hops, **result}}))
+    return 0
+
+
 def add_parsers(commands: Any) -> None:
     bench = commands.add_parser("bench", help="measure parts of the pipeline without an LLM")
     kinds = bench.add_subparsers(dest="bench", required=True)
@@ -75,6 +90,18 @@ def add_parsers(commands: Any) -> None:
     replay.add_argument("--run", required=True, help="the authors' run (JSON lines with triples)")
     replay.add_argument("--freebase", required=True, help="Freebase relation inventory directory")
     replay.set_defaults(func=bench_replay)
+
+    pathrag = kinds.add_parser(
+        "pathrag", help="FiDeLiS: gold relation among Path-RAG's top-m candidates, alpha sweep"
+    )
+    pathrag.add_argument("--data", required=True, help="MetaQA directory")
+    pathrag.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
+    pathrag.add_argument("--limit", type=int, default=200, help="first N dev questions")
+    pathrag.add_argument(
+        "--alphas", type=lambda t: [float(a) for a in t.split(",")], default=[0.0, 0.3, 0.6]
+    )
+    pathrag.add_argument("--top-m", type=int, default=10)
+    pathrag.set_defaults(func=bench_pathrag)
 
     report = commands.add_parser("report", help="markdown report with plots from results")
     report.add_argument("results", help="JSON lines written by `readi eval --out`")

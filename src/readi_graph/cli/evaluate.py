@@ -9,23 +9,21 @@ that need no LLM: `--planner gold` (instantiation only) and `--planner empty|cor
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import itertools
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from readi_graph.binding import BINDINGS, BindingOptions
+from readi_graph.binding import BINDINGS
 from readi_graph.cli.ask import context_from
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
-from readi_graph.eval.metrics import kgqa_scores, normalize
+from readi_graph.eval.metrics import kgqa_scores
 from readi_graph.llm_cache import ReplyCache
 
 
@@ -137,97 +135,6 @@ def evaluate_kg_model(
     return 0
 
 
-# --- MetaQA ----------------------------------------------------------------------------------
-def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
-    settings = KGSettings(frontier_cap=args.frontier_cap)
-    if args.endpoint:
-        remote = KnowledgeGraph.from_endpoint(args.endpoint, settings, default_graph=args.graph)
-        remote.binding = BindingOptions.named(args.binding)
-        return remote
-    kb = Path(args.data) / "kb.txt"
-    started = time.perf_counter()
-    if args.backend == "rdflib":
-        import rdflib
-
-        from readi_graph.envs.kg_local import metaqa_ntriples
-
-        graph = rdflib.Graph().parse(data=metaqa_ntriples(kb), format="nt")
-        kg = KnowledgeGraph.from_rdflib(graph, settings, backend="rdflib")
-    else:
-        kg = KnowledgeGraph.from_metaqa(kb, settings)
-    kg.binding = BindingOptions.named(args.binding)
-    print(f"loaded {kb} in {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    return kg
-
-
-def answer_among(gold: Any, predicted: list[str]) -> dict[str, float]:
-    """Offline runs have no answer model: correct = a gold answer is among the instance ends."""
-    scores = kgqa_scores(gold, predicted)
-    found = {normalize(p) for p in predicted}
-    scores["correct"] = float(any(normalize(g) in found for g in gold))
-    return scores
-
-
-def eval_metaqa(args: argparse.Namespace) -> int:
-    from readi_graph.eval.metaqa import load_questions
-
-    questions = list(itertools.islice(load_questions(args.data, args.hops, args.split), args.limit))
-    label = f"metaqa {args.hops}-hop {args.split}"
-    if args.planner == "gold":
-        return _metaqa_gold(args, questions, label)
-    from readi_graph.graph import build_graph
-
-    items = [
-        runner.Item(
-            q.id,
-            {"question": q.question, "topic_entities": [q.topic]},
-            list(q.answers),
-            {"hops": q.hops, "qtype": q.qtype},
-        )
-        for q in questions
-    ]
-    kg = load_metaqa_kg(args)
-    if args.planner == "model":
-        return evaluate_kg_model(args, kg, items, label)
-
-    from readi_graph.eval.offline import OfflineModel
-
-    delegate = None
-    if args.model:  # a real model edits and answers, from the offline first path
-        from readi_graph.llm import ModelRef
-
-        delegate = ModelRef(None, context_from(args)).get()
-    editor = args.editor or "none"
-    offline = OfflineModel.over(questions, planner=args.planner, editor=editor, delegate=delegate)
-    graph = build_graph(kg, offline, reply_cache=reply_cache(args) if delegate else None)
-
-    def annotate(item: runner.Item, record: runner.Record) -> None:
-        record["feedback"] = offline.feedback(item.input["question"])
-
-    rule = "hit1" if delegate else "a gold answer among the instance ends (no answer model)"
-    return evaluate(
-        args,
-        items,
-        lambda _: graph,
-        kgqa_scores if delegate else answer_among,
-        f"{label} planner={args.planner} editor={'model' if delegate else editor}",
-        annotate=annotate,
-        notes={"accuracy_is": rule},
-    )
-
-
-def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> int:
-    """The environment alone: instantiate gold paths (no graph, no LLM)."""
-    from readi_graph.eval import gold
-
-    kg = load_metaqa_kg(args)
-    with contextlib.ExitStack() as stack:
-        out = stack.enter_context(open(args.out, "w", encoding="utf-8")) if args.out else None
-        summary = gold.evaluate(kg, questions, label=label, out=out)
-    print(json.dumps(summary))
-    return 0
-
-
 # --- WikiTableQuestions ------------------------------------------------------------------------
 def eval_wtq(args: argparse.Namespace) -> int:
     """Readi over WikiTableQuestions, scored with the official denotation accuracy."""
@@ -258,36 +165,10 @@ def eval_wtq(args: argparse.Namespace) -> int:
 
 def add_parsers(datasets: Any) -> None:
     """`readi eval metaqa|wtq|webqsp|cwq`."""
-    from readi_graph.cli import evaluate_freebase
+    from readi_graph.cli import evaluate_freebase, evaluate_metaqa
 
-    metaqa = datasets.add_parser("metaqa", help="MetaQA (official layout: kb.txt, N-hop/...)")
-    add_common(metaqa, split="dev")
-    add_kg_source(metaqa)
-    metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
-    metaqa.add_argument(
-        "--planner",
-        choices=("gold", "empty", "corrupt", "model"),
-        default=None,
-        help="first path from the gold data (gold: instantiation only; empty/corrupt: the "
-        "paper's Table 3 settings) or from --model (default: model if --model, else gold)",
-    )
-    metaqa.add_argument("--editor", choices=("oracle", "none"), help="offline editor")
-    metaqa.add_argument("--backend", choices=("oxigraph", "rdflib"), default="oxigraph")
-    metaqa.set_defaults(func=_metaqa_entry)
-
+    evaluate_metaqa.add_parsers(datasets)
     wtq = datasets.add_parser("wtq", help="WikiTableQuestions with a chat model")
     add_common(wtq, split="training")
     wtq.set_defaults(func=eval_wtq)
     evaluate_freebase.add_parsers(datasets)
-
-
-def _metaqa_entry(args: argparse.Namespace) -> int:
-    if args.planner is None:
-        args.planner = "model" if args.model else "gold"
-    if args.editor and args.planner not in ("empty", "corrupt"):
-        print("--editor goes with --planner empty or corrupt", file=sys.stderr)
-        return 2
-    if args.strategy == "fidelis" and args.planner != "model":
-        print("--strategy fidelis needs --model (offline planners are Readi's)", file=sys.stderr)
-        return 2
-    return eval_metaqa(args)

@@ -30,6 +30,7 @@ class GoldResult:
     predicted: list[str]
     gold: list[str]
     capped: bool
+    retrieved_triples: int = 0  # the triples behind the answers (the paper's #RK)
 
 
 def run_question(kg: KnowledgeGraph, question: MetaQAQuestion) -> GoldResult:
@@ -53,6 +54,7 @@ def run_question(kg: KnowledgeGraph, question: MetaQAQuestion) -> GoldResult:
         predicted=sorted(predicted),
         gold=sorted(gold),
         capped=any(h.capped or h.truncated for h in instance.hops),
+        retrieved_triples=len(merged.evidence),
     )
 
 
@@ -66,6 +68,7 @@ class Summary:
     queries: int = 0
     ms: float = 0.0
     capped: int = 0
+    triples: int = 0
     ms_all: list[float] = field(default_factory=list)
 
     def add(self, r: GoldResult) -> None:
@@ -76,6 +79,7 @@ class Summary:
         self.queries += r.queries
         self.ms += r.ms
         self.capped += r.capped
+        self.triples += r.retrieved_triples
         self.ms_all.append(r.ms)
 
     def as_dict(self) -> dict[str, Any]:
@@ -91,6 +95,7 @@ class Summary:
             "ms_per_question": round(self.ms / n, 3),
             "ms_p95": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
             "capped_questions": self.capped,
+            "retrieved_triples_per_question": round(self.triples / n, 2),
         }
 
 

@@ -96,6 +96,18 @@ def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
     }
 
 
+def path_statistics(result: Record, attempts: Sequence[Record]) -> dict[str, Any]:
+    """The paper's Tables 4 and 8 per question: retrieved triples (#RK), relations per final
+    path, and whether the final path ended in compound nodes only."""
+    paths = [str(p) for p in result.get("path") or [] if isinstance(p, str)]
+    out: dict[str, Any] = {"retrieved_triples": len(result.get("evidence") or [])}
+    if paths and attempts and "complete" in attempts[0]:  # relation paths (not tables)
+        out["path_length"] = round(sum(p.count(" -> ") for p in paths) / len(paths), 3)
+        finals = {str(a.get("path", "")).split(" -> ", 1)[0]: a for a in attempts}
+        out["compound_end"] = any(bool(a.get("compound_end")) for a in finals.values())
+    return out
+
+
 def run_one(
     item: Item,
     graph_for: Callable[[Item], Any],
@@ -123,6 +135,7 @@ def run_one(
             usage=result.get("usage") or {},
             attempts=len(attempts),
             **instantiation(attempts),
+            **path_statistics(result, attempts),
         )
     if annotate is not None:
         annotate(item, record)

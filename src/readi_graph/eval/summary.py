@@ -51,6 +51,17 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
         values = [float(r[key]) for r in records if key in r]
         if values:
             summary[f"instantiation_{key}"] = _mean(values)
+    # the paper's analyses (its Tables 4 and 8): answer coverage, retrieved triples (#RK),
+    # path length, compound-ending rate
+    for key, name in (
+        ("coverage", "coverage"),
+        ("retrieved_triples", "retrieved_triples_per_question"),
+        ("path_length", "path_length"),
+        ("compound_end", "compound_end_rate"),
+    ):
+        values = [float(r[key]) for r in records if key in r]
+        if values:
+            summary[name] = _mean(values)
     feedback = [bool(f) for r in records for f in r.get("feedback", [])]
     if any("feedback" in r for r in records):
         summary["feedback_recall"] = _rate(sum(feedback), len(feedback))

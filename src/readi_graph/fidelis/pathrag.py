@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from readi_graph.encoder import DenseEncoder, phrase_vector
+from readi_graph.encoder import phrase_vector, phrases
 from readi_graph.envs.base import Term
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.retrieval import local_name, relation_text, words
@@ -48,8 +48,7 @@ class Similarity:
         self.keywords = keywords
         if self.dense:
             self._query = phrase_vector(" ".join(words(keywords)) or keywords)
-            vectors = self.index._relation_vectors()
-            self._relations = np.asarray(vectors @ self._query)
+            self._relations = self.index.similarities(self._query)
         else:
             bm25 = self.index.bm25_scores(keywords)
             top = float(bm25.max()) if bm25.size else 0.0
@@ -69,8 +68,8 @@ class Similarity:
         scores = [0.0] * len(labels)
         if not named:
             return scores
-        if self.dense:
-            vectors = DenseEncoder.encode([t for _, t in named])
+        if self.dense:  # labels recur across steps and questions: cached like phrases
+            vectors = np.stack(phrases.many([t for _, t in named]))
             for (i, _), v in zip(named, vectors @ self._query, strict=True):
                 scores[i] = float(v)
         else:
