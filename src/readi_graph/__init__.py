@@ -27,6 +27,7 @@ from readi_graph.parsing import OutputParseError
 from readi_graph.paths import Binding, Candidate, KGPath
 from readi_graph.retrieval import RelationIndex
 from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
+from readi_graph.tool import as_tool
 
 __version__ = "0.1.0"
 
@@ -60,6 +61,7 @@ __all__ = [
     "Term",
     "Triple",
     "UnsafeQueryInput",
+    "as_tool",
     "bind",
     "build_graph",
     "connect",

@@ -1,0 +1,68 @@
+"""`as_tool`: a Readi graph as a LangChain tool, called by a prebuilt ReAct agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from readi_graph.demo import demo_kg
+from readi_graph.envs.table import Table
+from readi_graph.graph import build_graph
+from readi_graph.tool import as_tool
+
+from fakes import path, routed, scripted
+
+ZWICK = "which languages are the films directed by Joel Zwick in"
+
+
+def _readi_tool() -> object:
+    readi_model = routed(path({"Joel Zwick": ["Joel Zwick -> directed -> in_language"]}), "{Greek}")
+    return as_tool(build_graph(demo_kg(), readi_model), evidence_cap=1)
+
+
+def test_the_tool_returns_answers_with_their_evidence() -> None:
+    tool = _readi_tool()
+    assert set(tool.args) == {"question", "topic_entities"}  # type: ignore[attr-defined]
+    out = json.loads(tool.invoke({"question": ZWICK, "topic_entities": ["Joel Zwick"]}))  # type: ignore[attr-defined]
+    assert out["answers"] == ["Greek"] and out["grounded"] is True
+    assert len(out["evidence"]) == 1 and out["evidence_not_shown"] >= 1  # capped, and said so
+    assert out["path"] == ["Joel Zwick -> directed -> in_language"]
+    again = asyncio.run(tool.ainvoke({"question": ZWICK, "topic_entities": ["Joel Zwick"]}))  # type: ignore[attr-defined]
+    assert json.loads(again)["answers"] == ["Greek"]
+
+
+def test_a_prebuilt_agent_calls_readi_and_answers_from_the_result() -> None:
+    call = {
+        "name": "readi_kg_qa",
+        "args": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
+        "id": "c1",
+    }
+    agent_model = scripted("", "The films are in Greek.")
+    agent_model.messages = iter(
+        [AIMessage("", tool_calls=[call]), AIMessage("The films are in Greek.")]
+    )
+    agent = create_agent(agent_model, [_readi_tool()])
+    result = agent.invoke({"messages": [HumanMessage(ZWICK)]})
+    tool_messages = [m for m in result["messages"] if isinstance(m, ToolMessage)]
+    assert len(tool_messages) == 1 and json.loads(str(tool_messages[0].content))["answers"] == [
+        "Greek"
+    ]
+    assert result["messages"][-1].content == "The films are in Greek."
+
+
+def test_a_table_tool_takes_only_the_question(tmp_path: object) -> None:
+    from pathlib import Path
+
+    csv = Path(str(tmp_path)) / "t.csv"
+    csv.write_text("Year,League\n2001,USL A-League\n2002,USL A-League\n2005,USL First Division\n")
+    table_model = routed(
+        'Chosen Headers: ["Year", "League"]\nConstraints: {"League": ["USL A-League"]}',
+        'Answer: ["2002"]',
+    )
+    tool = as_tool(build_graph(Table.from_csv(csv), table_model), name="table_qa", table=True)
+    assert set(tool.args) == {"question"}  # type: ignore[attr-defined]
+    out = json.loads(tool.invoke({"question": "last year in the USL A-League?"}))  # type: ignore[attr-defined]
+    assert out["answers"] == ["2002"] and out["grounded"] is True
