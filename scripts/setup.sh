@@ -26,13 +26,18 @@ fi
 .venv/bin/python -m pip install -q "torch==2.13.0"
 if [ "$dev" = 1 ]; then
   .venv/bin/python -m pip install -q -e ".[embed,dev]"
-  if ! command -v virtuoso-t >/dev/null 2>&1; then
+  # Debian packages the integration tests use: Virtuoso (SPARQL store), Chromium (pictures of
+  # runs checked as a person sees them, headless).
+  missing=()
+  command -v virtuoso-t >/dev/null 2>&1 || missing+=(virtuoso-opensource)
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
-      echo "installing virtuoso-opensource (Debian) for the integration tests" >&2
+      echo "installing ${missing[*]} (Debian) for the integration tests" >&2
       apt-get update -q >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -q virtuoso-opensource >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
     else
-      echo "note: virtuoso-opensource is not installed; its tests will be skipped" >&2
+      echo "note: ${missing[*]} not installed; their tests will be skipped" >&2
     fi
   fi
 else

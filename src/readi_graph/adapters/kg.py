@@ -18,7 +18,7 @@ from readi_graph.diagnosis import Diagnosis, diagnose
 from readi_graph.envs.base import InputError, Term, Triple
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.names import normalize_name
-from readi_graph.instantiation import Instance, bind, connect, merge
+from readi_graph.instantiation import Hop, Instance, bind, connect, merge
 from readi_graph.parsing import parse_answer, parse_kg_paths
 from readi_graph.paths import KGPath
 from readi_graph.records import (
@@ -28,7 +28,18 @@ from readi_graph.records import (
     instance_from,
     instance_record,
 )
+from readi_graph.retrieval import local_name
 from readi_graph.state import ReadiState
+
+
+def step_record(hop: Hop) -> Record:
+    """One walked step for pictures of a run: the KG relations tried, those that connected
+    (`<-` = walked backwards), and how many nodes were reached."""
+    return {
+        "bound": [local_name(c.relation) for c in hop.candidates][:12],
+        "matched": [("" if f else "<- ") + local_name(r) for r, f in hop.matched][:12],
+        "reached": hop.reached,
+    }
 
 
 def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
@@ -139,6 +150,8 @@ class KGAdapter:
                         "local": [i for i, h in enumerate(instance.hops) if h.local],
                         # complete, but every end is a compound node (the paper's Table 8)
                         "compound_end": _rank(self.kg, instance)[0] == 1,
+                        "topic_found": start.found,
+                        "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
                     }
                 )
                 if best is None or _rank(self.kg, instance) > _rank(self.kg, best):

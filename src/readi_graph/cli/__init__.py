@@ -36,10 +36,29 @@ def build_parser() -> argparse.ArgumentParser:
     wtq.add_argument("--predictions", required=True, help="JSON lines or the official TSV")
     wtq.set_defaults(func=score.score_wtq)
 
+    tracing = commands.add_parser("trace", help="draw one run as an HTML page (SVG)")
+    tracing.add_argument("run", help="an invoke output saved as JSON, or a results file")
+    tracing.add_argument("--out", required=True, help="the HTML file to write")
+    tracing.add_argument("--id", help="which result of a results file (default: the first)")
+    tracing.add_argument("--line", type=int, help="or its line number (1-based)")
+    tracing.set_defaults(func=trace_run)
+
     evaluating = commands.add_parser("eval", help="evaluate on a benchmark")
     evaluate.add_parsers(evaluating.add_subparsers(dest="dataset", required=True))
     bench.add_parsers(commands)
     return parser
+
+
+def trace_run(args: argparse.Namespace) -> int:
+    from readi_graph.trace import load_run, write_trace
+
+    try:
+        run = load_run(args.run, id=args.id, line=args.line)
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        print(f"readi: cannot read a run from {args.run}: {exc}", file=sys.stderr)
+        return 2
+    print(write_trace(run, args.out))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

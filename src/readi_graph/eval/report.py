@@ -39,8 +39,11 @@ def _bar(plt: Any, path: Path, labels: list[str], values: list[float], title: st
     plt.close(fig)
 
 
-def write_report(results: str | Path, out: str | Path, *, label: str | None = None) -> Path:
-    """Write `out/report.md` and its plots; returns the markdown file."""
+def write_report(
+    results: str | Path, out: str | Path, *, label: str | None = None, traces: int = 500
+) -> Path:
+    """Write `out/report.md`, its plots and a trace page per question (the first `traces`);
+    returns the markdown file."""
     source = Path(results)
     records = read_results(source)
     if not records:
@@ -81,9 +84,30 @@ def write_report(results: str | Path, out: str | Path, *, label: str | None = No
              "Instantiation (first and final path)", "rate / mean progress")  # fmt: skip
         lines += ["", "## Instantiation", "", "![instantiation](instantiation.png)", ""]
         lines += [f"- {k}: {v}" for k, v in rates.items()]
+    lines += _traces(records, out_dir, traces)
     report = out_dir / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report
+
+
+def _traces(records: list[Record], out_dir: Path, cap: int) -> list[str]:
+    """One `readi trace` page per question, linked from the report."""
+    from readi_graph.trace import write_trace
+
+    traced = [r for r in records if isinstance(r.get("trace"), dict)][:cap]
+    if not traced:
+        return []
+    lines = ["", "## Traces", "", "| question | correct | edits | trace |", "|---|---|---|---|"]
+    for i, r in enumerate(traced):
+        name = f"traces/{i:05d}.html"
+        write_trace(r, out_dir / name)
+        question = str(r.get("question", "")).replace("|", "/")[:90]
+        cells = [question, str(r.get("correct", "")), str(r.get("edits", 0))]
+        lines.append("| " + " | ".join(cells) + f" | [{r.get('id')}]({name}) |")
+    left = sum(1 for r in records if isinstance(r.get("trace"), dict)) - len(traced)
+    if left > 0:
+        lines.append(f"\n({left} more questions not traced: `readi trace RESULTS --id ID`)")
+    return lines
 
 
 def _cost_plot(plt: Any, path: Path, records: list[Record]) -> None:

@@ -96,6 +96,9 @@ def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
     }
 
 
+TRACE_EVIDENCE = 30
+
+
 def path_statistics(result: Record, attempts: Sequence[Record]) -> dict[str, Any]:
     """The paper's Tables 4 and 8 per question: retrieved triples (#RK), relations per final
     path, and whether the final path ended in compound nodes only."""
@@ -136,6 +139,13 @@ def run_one(
             attempts=len(attempts),
             **instantiation(attempts),
             **path_statistics(result, attempts),
+            # what `readi trace` draws (the evidence capped: results files stay small)
+            trace={
+                "attempts": attempts,
+                "evidence": list(result.get("evidence") or [])[:TRACE_EVIDENCE],
+                "answer": result.get("answer", ""),
+                "notes": result.get("notes") or [],
+            },
         )
     if annotate is not None:
         annotate(item, record)
