@@ -244,9 +244,7 @@ class RelationIndex:
             return [self.search(q, k) for q in queries]
         encoded = DenseEncoder.encode([" ".join(words(q)) for q in queries])
         return [
-            self.top(
-                self._exact_first(q, self._fuse(self.bm25_scores(q), self.similarities(v))), k
-            )
+            self.top(self._exact_first(q, self._fuse(self.bm25_scores(q), self.similarities(v))), k)
             for q, v in zip(queries, encoded, strict=True)
         ]
 

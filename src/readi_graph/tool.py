@@ -20,8 +20,7 @@ KG_DESCRIPTION = (
     "triples that support them. Give the question and the entities it is about, by name."
 )
 TABLE_DESCRIPTION = (
-    "Answer a question from a table: the answers come with the columns and rows that "
-    "support them."
+    "Answer a question from a table: the answers come with the columns and rows that support them."
 )
 
 
