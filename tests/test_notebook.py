@@ -29,6 +29,8 @@ def test_quickstart_executes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     assert "diagnose -> ['diagnosis', 'usage']" in outputs[2]
     assert "diagnose -.-> edit;" in outputs[3]
     assert outputs[4].strip() == "The films are in Greek."
-    assert "['2023'] grounded: True llm calls: 2" in outputs[5]
-    assert "[['Season', 'Position'], ['2018', '11th']" in outputs[5]
+    assert "in_language" in outputs[5]  # the person is offered the repair ...
+    assert "['Greek'] edits: 1 LLM calls: 2" in outputs[5]  # ... and no model edits
+    assert "['2023'] grounded: True llm calls: 2" in outputs[6]
+    assert "[['Season', 'Position'], ['2018', '11th']" in outputs[6]
     assert os.environ.get("OPENAI_API_KEY") is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -24,6 +24,13 @@ class ReadiContext:
     )
     temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})
     max_edits: int = field(default=4, metadata={"description": "Edit calls allowed per question."})
+    editor: Literal["model", "human"] = field(
+        default="model",
+        metadata={
+            "description": "Who edits a stuck path: the model, or a person (the run pauses with "
+            "interrupt(); resume with Command(resume=<path>); needs a checkpointer)."
+        },
+    )
     top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
     halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
     candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})

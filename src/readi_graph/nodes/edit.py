@@ -1,24 +1,42 @@
-"""edit: one LLM call corrects the path from the error message (paper §4.4, appendix B.2)."""
+"""edit: the path is corrected from the error message (paper §4.4, appendix B.2), by one LLM
+call or, with `ReadiContext(editor="human")`, by a person.
+
+A human edit pauses the run with `interrupt()`: the payload is what the model would be told
+(the numbered errors, the half-way instances, the candidate relations, the whole prompt), and
+`Command(resume=...)` brings the corrected path in any form the model may write (JSON, a
+`Path:` line, a bare `Entity -> relation` chain) or as a dict `{topic: [path, ...]}`. The edit
+budget applies alike; an unreadable reply becomes edit feedback, as for a model.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
+
+from langgraph.types import interrupt
 
 from readi_graph.adapters import Adapter
 from readi_graph.context import current_settings
 from readi_graph.llm import ModelRef
 from readi_graph.nodes import Meter, request_plan
+from readi_graph.parsing import OutputParseError
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
+
+HUMAN_EDIT = "readi_edit"  # the payload's `kind`, for apps that handle several interrupts
 
 
 def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
     def edit(state: ReadiState) -> dict[str, Any]:
-        budget = current_settings().prompt_budget
+        settings = current_settings()
         with Meter("edit") as meter:
-            prompt = render(adapter.prompts[1], budget, **adapter.edit_values(state))
-            plan, error = request_plan(meter, adapter, model, state, prompt, editing=True)
+            values = adapter.edit_values(state)
+            prompt = render(adapter.prompts[1], settings.prompt_budget, **values)
+            if settings.editor == "human":
+                plan, error = human_edit(meter, adapter, state, values, prompt)
+            else:
+                plan, error = request_plan(meter, adapter, model, state, prompt, editing=True)
         return {
             "plan": plan,
             "parse_error": error,
@@ -27,3 +45,31 @@ def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]
         }
 
     return edit
+
+
+def human_edit(
+    meter: Meter, adapter: Adapter, state: ReadiState, values: dict[str, str], prompt: str
+) -> tuple[dict[str, Any], str | None]:
+    """Pause for a person; read their path like a model's reply."""
+    reply = interrupt(
+        {
+            "kind": HUMAN_EDIT,
+            "edit": state.get("edits_used", 0) + 1,
+            **values,  # question, previous path, errors, instances, candidates, ...
+            "prompt": prompt,
+            "reply_format": 'a path per topic entity, e.g. {"Topic": ["Topic -> relation -> '
+            'relation"]} (tables: Chosen Headers: [...] / Constraints: {...})',
+        }
+    )
+    meter.count("human_edits")
+    if isinstance(reply, dict) and ("headers" in reply or "path" in reply):
+        text = json.dumps(reply, ensure_ascii=False)  # a table plan, or {"path": {...}}
+    elif isinstance(reply, dict):
+        text = json.dumps({"path": reply}, ensure_ascii=False)  # {topic: [path, ...]}
+    else:
+        text = str(reply)
+    try:
+        return adapter.parse_plan(text, state, editing=True), None
+    except OutputParseError as exc:
+        meter.count("plans_unreadable")
+        return {}, str(exc)
