@@ -46,3 +46,44 @@ def test_a_table_question_through_the_local_model() -> None:
         {"question": "which season had the highest average attendance?"}, context=CONTEXT
     )
     assert out["usage"]["llm_calls"] >= 2 and isinstance(out["answer"], str)
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_the_local_server_dies_with_its_process(signal_name: str) -> None:
+    """Stopping a process that serves the graph (e.g. `langgraph dev`) stops the model server:
+    no orphan holding hundreds of MB, whatever signal ended the parent."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import sys, time\n"
+        "from readi_graph.local_model import local_server\n"
+        "print(local_server().process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        os.kill(child, 0)  # the server runs
+        parent.send_signal(getattr(signal, signal_name))
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            try:  # reap it if it became our zombie grandchild (it is re-parented to init)
+                os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            time.sleep(0.2)
+        else:
+            os.kill(child, signal.SIGKILL)
+            pytest.fail(f"the local model server outlived its process ({signal_name})")
+    finally:
+        if parent.poll() is None:
+            parent.kill()

@@ -72,10 +72,11 @@ class LocalServer:
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the server
             prefix="readi-llama-", suffix=".log", delete=False
         )
-        command = [
+        command = [  # the launcher exits with this process, however it ends (local_child.py)
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "readi_graph.local_child",
+            str(os.getpid()),
             "--model",
             str(gguf),
             "--host",
