@@ -40,7 +40,9 @@ def make_builder(
 ) -> StateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
     """The Readi workflow over a KG or a table, not yet compiled."""
     adapter = adapter_for(env)
-    model = ModelRef(llm, context or ReadiContext(), reply_cache)
+    environment = "kg" if isinstance(env, KnowledgeGraph) else "table"
+    labels = {"strategy": "readi", "environment": environment}
+    model = ModelRef(llm, context or ReadiContext(), reply_cache, labels=labels)
     llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
     env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
 

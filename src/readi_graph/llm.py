@@ -66,7 +66,12 @@ class ModelRef:
         llm: BaseChatModel | str | None,
         context: ReadiContext,
         cache: ReplyCache | None = None,
+        *,
+        labels: dict[str, str] | None = None,
     ) -> None:
+        # What tracing (LangSmith or any callback handler) sees on every call: the strategy and
+        # the environment (e.g. {"strategy": "readi", "environment": "kg"}) and the node.
+        self.labels = dict(labels or {})
         if isinstance(llm, str):  # a model name, e.g. "local"
             context = replace(context, model=llm)
             llm = None
@@ -87,15 +92,32 @@ class ModelRef:
         """One call (see `call`), answered from the reply cache when it holds this request."""
         llm = self.get()
         schema = schema if self.constrained else None
+        config = self.trace_config()
         if self.cache is None:
-            return call(llm, prompt, schema)
+            return call(llm, prompt, schema, config)
         key = self.cache.key(model_key(llm), prompt, schema)
         hit = self.cache.get(key)
         if hit is not None:
             return Reply(*hit, cached=True)
-        reply = call(llm, prompt, schema)
+        reply = call(llm, prompt, schema, config)
         self.cache.put(key, reply.text, reply.prompt_tokens, reply.completion_tokens)
         return reply
+
+    def trace_config(self) -> dict[str, Any]:
+        """Run name, tags and metadata of a model call, named after the graph node making it."""
+        node = "model"
+        try:
+            from langgraph.config import get_config
+
+            node = str(get_config().get("metadata", {}).get("langgraph_node") or node)
+        except RuntimeError:  # called outside a graph run
+            pass
+        strategy = self.labels.get("strategy", "readi")
+        return {
+            "run_name": f"readi-graph:{strategy}:{node}",
+            "tags": ["readi-graph", strategy, node],
+            "metadata": {**self.labels, "readi_node": node},
+        }
 
 
 @dataclass(frozen=True)
@@ -110,7 +132,12 @@ def _estimate(text: str) -> int:
     return math.ceil(len(text) / 4)  # ~4 characters per token when the model reports none
 
 
-def call(llm: BaseChatModel, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+def call(
+    llm: BaseChatModel,
+    prompt: str,
+    schema: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Reply:
     """One model call with one user message; token counts as reported, else estimated.
 
     With `schema`, the server is asked to constrain the reply to that JSON schema (llama.cpp
@@ -120,7 +147,7 @@ def call(llm: BaseChatModel, prompt: str, schema: dict[str, Any] | None = None) 
     if schema is not None:
         runnable = llm.bind(response_format={"type": "json_object", "schema": schema})
     try:
-        message = runnable.invoke([HumanMessage(prompt)])
+        message = runnable.invoke([HumanMessage(prompt)], config)
     except Exception as exc:
         if type(exc).__name__ != "LengthFinishReasonError":
             raise

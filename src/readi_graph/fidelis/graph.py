@@ -49,7 +49,8 @@ def make_fidelis_builder(
     """The FiDeLiS search over a KG, not yet compiled."""
     if not isinstance(kg, KnowledgeGraph):
         raise TypeError("FiDeLiS searches knowledge graphs; use strategy='readi' for tables")
-    model = ModelRef(llm, context or ReadiContext(), reply_cache)
+    labels = {"strategy": "fidelis", "environment": "kg"}
+    model = ModelRef(llm, context or ReadiContext(), reply_cache, labels=labels)
     llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
     env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
     builder = StateGraph(
