@@ -44,10 +44,11 @@ class CandidateRelation:
 
     relation: str
     forward: bool
+    label: str = ""  # how the KG names it (`KnowledgeGraph.relation_name`), when known
 
     @property
     def name(self) -> str:
-        return local_name(self.relation)
+        return self.label or local_name(self.relation)
 
 
 @dataclass
@@ -77,7 +78,7 @@ def _render_chain(
 ) -> str:
     parts = [kg.display(chain[0], labels.get(chain[0]))]
     for relation, node in zip(relations, chain[1:], strict=True):
-        parts += [local_name(relation), kg.display(node, labels.get(node))]
+        parts += [kg.relation_name(relation), kg.display(node, labels.get(node))]
     return " -> ".join(parts)
 
 
@@ -117,7 +118,7 @@ def _ranked(kg: KnowledgeGraph, nodes: Sequence[Term], query: str, cap: int) -> 
     ranked = kg.relation_index.rank(query, [p for p, _ in around])[:cap]
     order = {p: i for i, p in enumerate(ranked)}
     return [
-        CandidateRelation(p, forward)
+        CandidateRelation(p, forward, kg.relation_name(p))
         for p, forward in sorted(around, key=lambda pf: (order.get(pf[0], 1 << 30), not pf[1]))
         if p in order
     ][:cap]

@@ -123,21 +123,28 @@ def diagnosis_record(d: Diagnosis) -> Record:
             for x in d.reasons
         ],
         "halfway": list(d.halfway),
-        "candidates": [{"relation": c.relation, "forward": c.forward} for c in d.candidates],
+        "candidates": [_relation_record(c) for c in d.candidates],
         "earlier": [
-            [step, where, [{"relation": c.relation, "forward": c.forward} for c in found]]
-            for step, where, found in d.earlier
+            [step, where, [_relation_record(c) for c in found]] for step, where, found in d.earlier
         ],
     }
+
+
+def _relation_record(c: CandidateRelation) -> Record:
+    return {"relation": c.relation, "forward": c.forward, "label": c.label}
+
+
+def _relation_from(r: Record) -> CandidateRelation:
+    return CandidateRelation(r["relation"], r["forward"], r.get("label") or "")
 
 
 def diagnosis_from(r: Record) -> Diagnosis:
     return Diagnosis(
         [Reason(**x) for x in r["reasons"]],
         list(r["halfway"]),
-        [CandidateRelation(c["relation"], c["forward"]) for c in r["candidates"]],
+        [_relation_from(c) for c in r["candidates"]],
         [
-            (int(step), str(where), [CandidateRelation(c["relation"], c["forward"]) for c in found])
+            (int(step), str(where), [_relation_from(c) for c in found])
             for step, where, found in r.get("earlier") or []
         ],
     )

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from readi_graph.diagnosis import CandidateRelation, Diagnosis
 from readi_graph.envs.base import Term, Triple
 from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.retrieval import local_name
 
 
 def path_line(topic: str, relations: Sequence[str]) -> str:
@@ -39,7 +38,7 @@ def labelled_triples(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[list
     return [
         [
             kg.display(t.subject, labels.get(t.subject)),
-            local_name(t.predicate),
+            kg.relation_name(t.predicate),
             kg.display(t.object, labels.get(t.object)),
         ]
         for t in triples

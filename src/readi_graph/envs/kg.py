@@ -9,122 +9,58 @@ around stuck nodes. Every query goes through `_select`/`_ask`, which count them 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from readi_graph.binding import BindingOptions
 from readi_graph.envs import sparql
-from readi_graph.envs.base import Term, Triple
+from readi_graph.envs.base import Term
 from readi_graph.envs.kg_local import (
-    RDFS_LABEL,
     SKOLEM_BASE,
     RdflibBackend,
     load_file,
     load_metaqa,
     rdflib_to_oxigraph,
 )
+from readi_graph.envs.kg_settings import (
+    FOAF_NAME,
+    FREEBASE_NS,
+    OWL_SAME_AS,
+    SCHEMA_NAME,
+    SKOS_PREF_LABEL,
+    KGSettings,
+    as_settings,
+)
+from readi_graph.envs.kg_types import (
+    Backend,
+    Edge,
+    Expansion,
+    QueryCount,
+    _counter,
+    count_queries,
+)
 from readi_graph.envs.names import Names, Resolution
 from readi_graph.envs.schema import RelationSchema
 from readi_graph.retrieval import RelationIndex, local_name
 
-SKOS_PREF_LABEL = "http://www.w3.org/2004/02/skos/core#prefLabel"
-SCHEMA_NAME = "http://schema.org/name"
-FOAF_NAME = "http://xmlns.com/foaf/0.1/name"
-FREEBASE_NS = "http://rdf.freebase.com/ns/"
-OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
+Settings = KGSettings | str | None  # an object, a preset name ("wikidata"), or the default
 
 
-class Backend(Protocol):
-    name: str
-
-    def select(self, query: str) -> list[dict[str, Term]]: ...
-
-    def ask(self, query: str) -> bool: ...
-
-
-@dataclass(frozen=True)
-class KGSettings:
-    """How to read a KG. Defaults suit RDF with rdfs:label and Freebase dumps alike."""
-
-    label_predicates: tuple[str, ...] = (
-        RDFS_LABEL,
-        SKOS_PREF_LABEL,
-        SCHEMA_NAME,
-        FOAF_NAME,
-        FREEBASE_NS + "type.object.name",
-    )
-    languages: tuple[str, ...] = ("en",)
-    # Relations never walked nor offered to the LLM (prefix match), besides the label predicates.
-    hidden_relations: tuple[str, ...] = (
-        OWL_SAME_AS,
-        FREEBASE_NS + "type.object.",
-        FREEBASE_NS + "type.type.instance",
-        FREEBASE_NS + "common.",
-        FREEBASE_NS + "freebase.",
-        FREEBASE_NS + "kg.",
-    )
-    # "unlabelled": blank nodes and nodes without a label are compound (Freebase CVTs);
-    # "blank": only blank (skolemized) nodes are.
-    compound: Literal["unlabelled", "blank"] = "unlabelled"
-    # Prefix that turns a short id such as "m.0d3k14" into an IRI (Freebase: FREEBASE_NS).
-    entity_namespace: str | None = None
-    # A walk never comes back to its topic entity from elsewhere: "films that share a director
-    # with X" means the other films (MetaQA's answers are built this way too).
-    revisit_topic: bool = False
-    frontier_cap: int = 200  # distinct nodes kept per hop (the paper's queue threshold)
-    chunk_size: int = 200  # frontier nodes per VALUES block: one query per hop up to the cap
-    row_limit: int = 50_000  # rows read per expansion query; more is reported as truncated
-    label_chunk: int = 1000
-    max_entity_matches: int = 10
-
-
-@dataclass(frozen=True, order=True)
-class Edge:
-    """One step of a walk: from `source` over `relation` to `target`.
-
-    `forward` tells whether the stored triple is `source relation target` (True) or
-    `target relation source` (False, the relation walked backwards).
-    """
-
-    source: Term
-    relation: str
-    target: Term
-    forward: bool
-
-    @property
-    def triple(self) -> Triple:
-        if self.forward:
-            return Triple(self.source, self.relation, self.target)
-        return Triple(self.target, self.relation, self.source)
-
-
-@dataclass
-class Expansion:
-    edges: list[Edge]
-    truncated: bool = False  # the row limit was reached: some edges are missing
-
-
-@dataclass
-class QueryCount:
-    n: int = 0
-
-
-_counter: ContextVar[QueryCount | None] = ContextVar("readi_query_counter", default=None)
-
-
-@contextmanager
-def count_queries() -> Iterator[QueryCount]:
-    """Count the queries issued in this context (thread/task), e.g. for one question."""
-    count = QueryCount()
-    token = _counter.set(count)
-    try:
-        yield count
-    finally:
-        _counter.reset(token)
+__all__ = [
+    "FOAF_NAME",
+    "FREEBASE_NS",
+    "OWL_SAME_AS",
+    "SCHEMA_NAME",
+    "SKOS_PREF_LABEL",
+    "Backend",
+    "Edge",
+    "Expansion",
+    "KGSettings",
+    "KnowledgeGraph",
+    "QueryCount",
+    "count_queries",
+]
 
 
 class KnowledgeGraph:
@@ -133,7 +69,7 @@ class KnowledgeGraph:
     def __init__(
         self,
         backend: Backend,
-        settings: KGSettings | None = None,
+        settings: Settings = None,
         *,
         relations: Sequence[str] | None = None,
         name: str = "kg",
@@ -142,7 +78,7 @@ class KnowledgeGraph:
         binding: BindingOptions | None = None,
     ) -> None:
         self.backend = backend
-        self.settings = settings or KGSettings()
+        self.settings = as_settings(settings)
         # Relation labels, domains and ranges, and reverse twins (binding uses them).
         self.schema = schema or RelationSchema()
         self.binding = binding or BindingOptions()
@@ -151,16 +87,17 @@ class KnowledgeGraph:
         self._lock = threading.Lock()
         self.names = Names(self._select, self._ask, self.settings, scan_labels=scan_labels)
         self._index: RelationIndex | None = None
+        self._has_labels: bool | None = None
         self.queries_total = 0
 
     # --- constructors ----------------------------------------------------------------------
     @classmethod
-    def from_file(cls, path: str | Path, settings: KGSettings | None = None) -> KnowledgeGraph:
+    def from_file(cls, path: str | Path, settings: Settings = None) -> KnowledgeGraph:
         """N-Triples / Turtle / N-Quads / TriG / RDF-XML / JSON-LD into an embedded store."""
         return cls(load_file(path), settings, name=Path(path).name)
 
     @classmethod
-    def from_metaqa(cls, kb_txt: str | Path, settings: KGSettings | None = None) -> KnowledgeGraph:
+    def from_metaqa(cls, kb_txt: str | Path, settings: Settings = "metaqa") -> KnowledgeGraph:
         """MetaQA's `kb.txt` (`subject|relation|object` lines) as RDF in an embedded store."""
         return cls(load_metaqa(kb_txt), settings, name="metaqa")
 
@@ -168,7 +105,7 @@ class KnowledgeGraph:
     def from_rdflib(
         cls,
         graph: Any,
-        settings: KGSettings | None = None,
+        settings: Settings = None,
         *,
         backend: Literal["oxigraph", "rdflib"] = "oxigraph",
     ) -> KnowledgeGraph:
@@ -182,7 +119,7 @@ class KnowledgeGraph:
     def from_endpoint(
         cls,
         url: str,
-        settings: KGSettings | None = None,
+        settings: Settings = None,
         *,
         relations: Sequence[str] | None = None,
         schema: RelationSchema | None = None,
@@ -200,7 +137,7 @@ class KnowledgeGraph:
 
         # Virtuoso silently stops at ResultSetMaxRows (10,000 by default): stay under it so a
         # cut-off expansion is seen and reported as truncated.
-        settings = settings or KGSettings(row_limit=9_999)
+        settings = as_settings(settings, row_limit=9_999)
         backend = EndpointBackend(
             url, timeout=timeout, max_retries=max_retries, default_graph=default_graph, **client
         )
@@ -229,7 +166,7 @@ class KnowledgeGraph:
 
     def is_hidden(self, relation: str) -> bool:
         s = self.settings
-        return relation in s.label_predicates or relation.startswith(s.hidden_relations)
+        return relation in s.name_predicates or relation.startswith(s.hidden_relations)
 
     # --- relations -------------------------------------------------------------------------
     def relations(self) -> tuple[str, ...]:
@@ -247,12 +184,11 @@ class KnowledgeGraph:
             index = self._index
         if index is None:
             relations = self.relations()
-            found = self.labels(Term.iri(r) for r in relations)
             # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
-            labels = {r: found[Term.iri(r)] or "" for r in relations}
+            labels = self.names.relation_labels(relations)
             index = RelationIndex(
                 relations,
-                {r: label for r, label in labels.items() if label},
+                labels,
                 exact_first=self.binding.exact_first,
             )
             with self._lock:
@@ -265,13 +201,31 @@ class KnowledgeGraph:
         """Label of each term (a literal is its own label; None = no label). Batched, cached."""
         return self.names.labels(terms)
 
+    def relation_name(self, relation: str) -> str:
+        """How a relation is shown to the LLM: its label (Wikidata's `P57` is "director"),
+        else its IRI's local name. Labels are cached, so calling it per triple is cheap."""
+        return self.names.relation_labels([relation]).get(relation) or local_name(relation)
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether any node has a label (asked once): in a KG of bare IRIs an unlabelled
+        node is an ordinary entity, not a compound one."""
+        if self._has_labels is None:
+            self._has_labels = self._ask(sparql.any_label_query(self.settings.label_predicates))
+        return self._has_labels
+
     def is_compound(self, term: Term, label: str | None) -> bool:
-        """Freebase CVTs and blank nodes: nodes that only join other nodes together."""
+        """Nodes that only join other nodes together: blank nodes, the settings'
+        `compound_prefixes` (Wikidata statements), and unlabelled nodes of a labelled KG
+        when `compound="unlabelled"` (Freebase CVTs)."""
         if term.kind == "literal":
             return False
         if term.kind == "bnode" or term.value.startswith((SKOLEM_BASE, "nodeID://")):
             return True
-        return self.settings.compound == "unlabelled" and not label
+        s = self.settings
+        if s.compound_prefixes and term.value.startswith(s.compound_prefixes):
+            return True
+        return s.compound == "unlabelled" and not label and self.has_labels
 
     def display(self, term: Term, label: str | None) -> str:
         """How a node is shown to the LLM: its label, `<compound>`, or its IRI's local name."""

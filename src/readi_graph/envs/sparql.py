@@ -157,16 +157,43 @@ def labels_query(nodes: Sequence[Term], label_predicates: Sequence[str]) -> str:
 def lookup_query(
     names: Sequence[str], label_predicates: Sequence[str], languages: Sequence[str], limit: int
 ) -> str:
-    """Nodes whose label is exactly one of `names` (plain or language-tagged)."""
+    """Nodes whose label is exactly one of `names` (plain or language-tagged), with the label
+    matched. Ordered, so that an endpoint returns the same nodes every time under the limit."""
     candidates = [literal(n) for n in names]
     candidates += [literal(n, lang=lang) for n in names for lang in languages]
     branches = union(f"?x {iri_ref(p)} ?l ." for p in label_predicates)
-    return f"SELECT DISTINCT ?x WHERE {{ {values('l', candidates)} {branches} }} LIMIT {int(limit)}"
+    return (
+        f"SELECT DISTINCT ?x ?l WHERE {{ {values('l', candidates)} {branches} }} "
+        f"ORDER BY ?x LIMIT {int(limit)}"
+    )
+
+
+def degree_query(nodes: Sequence[Term]) -> str:
+    """The number of triples touching each node (homonyms are ranked by it)."""
+    frontier = values("x", (sparql_term(n) for n in nodes))
+    return (
+        f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ {frontier} "
+        f"{{ ?x ?p ?o }} UNION {{ ?s ?p ?x }} }} GROUP BY ?x"
+    )
+
+
+def facts_query(nodes: Sequence[Term], limit: int) -> str:
+    """Outgoing edges of `nodes` to other nodes (not literals), ordered: to tell homonyms apart."""
+    frontier = values("x", (sparql_term(n) for n in nodes))
+    return (
+        f"SELECT ?x ?p ?y WHERE {{ {frontier} ?x ?p ?y . FILTER(isIRI(?y)) }} "
+        f"ORDER BY ?x ?p ?y LIMIT {int(limit)}"
+    )
 
 
 def all_labels_query(label_predicates: Sequence[str]) -> str:
     """Every (node, label) pair: a one-off scan for case-insensitive lookup."""
     return f"SELECT ?x ?l WHERE {{ {union(f'?x {iri_ref(p)} ?l .' for p in label_predicates)} }}"
+
+
+def any_label_query(label_predicates: Sequence[str]) -> str:
+    """Whether any node has a label at all (a KG of bare IRIs has none)."""
+    return f"ASK {{ {union(f'?x {iri_ref(p)} ?l .' for p in label_predicates)} }}"
 
 
 def exists_query(node: Term) -> str:
