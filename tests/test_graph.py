@@ -121,7 +121,8 @@ def test_unknown_entity_never_reaches_the_answer_model(kg: KnowledgeGraph) -> No
     )
     question = {"question": "what did Nobody Atall direct", "topic_entities": ["Nobody Atall"]}
     out = build_graph(kg, llm).invoke(question, LIMIT, context=ReadiContext(max_edits=1))
-    assert out["usage"]["llm_calls"] == 2  # generate + 1 edit; no evidence, no answer call
+    # generate only: an edit cannot change the topic entity; no evidence, no answer call
+    assert out["usage"]["llm_calls"] == 1 and out["edits"] == 0
     assert out["answers"] == [] and not out["grounded"]
     assert '"Nobody Atall" is not in the knowledge graph' in out["answer"]
 

@@ -92,3 +92,48 @@ def test_resolution_is_the_same_on_an_endpoint(
     assert ambiguity_notes(remote, remote.resolve("Paris")) == ambiguity_notes(
         freebase, freebase.resolve("Paris")
     )
+
+
+def test_an_unknown_topic_entity_spends_no_edit() -> None:
+    """An edit can change paths, not the topic entities: nothing to edit, no call spent."""
+    from readi_graph.demo import demo_kg
+    from readi_graph.graph import build_graph
+
+    from fakes import path, scripted
+
+    wrong = path({"Nobody Atall": ["Nobody Atall -> directed -> language"]})
+    llm = scripted(*[wrong] * 6)
+    out = build_graph(demo_kg(), llm).invoke(
+        {
+            "question": "which languages are the films of Nobody Atall in",
+            "topic_entities": ["Nobody Atall"],
+        },
+        {"recursion_limit": 60},
+    )
+    assert out["edits"] == 0 and out["usage"]["llm_calls"] == 1 and out["answers"] == []
+
+
+def test_an_unknown_topic_entity_beside_a_known_one_still_lets_the_other_be_edited() -> None:
+    from readi_graph.demo import demo_kg
+    from readi_graph.graph import build_graph
+
+    from fakes import path, scripted
+
+    topics = ["Nobody Atall", "Joel Zwick"]
+    llm = scripted(
+        path(
+            {"Nobody Atall": ["directed"], "Joel Zwick": ["Joel Zwick -> directed -> nationality"]}
+        ),
+        path(
+            {"Nobody Atall": ["directed"], "Joel Zwick": ["Joel Zwick -> directed -> in_language"]}
+        ),
+        "{Greek}",
+    )
+    out = build_graph(demo_kg(), llm).invoke(
+        {
+            "question": "which languages are the films of Joel Zwick and Nobody Atall in",
+            "topic_entities": topics,
+        },
+        {"recursion_limit": 60},
+    )
+    assert out["edits"] == 1 and out["answers"] == ["Greek"]

@@ -40,7 +40,8 @@ def route_after_diagnose(
     if state.get("failure"):
         return "answer"
     diagnosis = state.get("diagnosis") or {}
-    if not diagnosis.get("reasons"):
+    # An edit rewrites paths, never the topic entities: an unknown entity is not worth a call.
+    if not any(r.get("kind") != "unknown_entity" for r in diagnosis.get("reasons") or []):
         return "answer"
     if state.get("edits_used", 0) >= settings(runtime).max_edits:
         return "answer"
