@@ -55,13 +55,15 @@ def _freebase_model(prompt: str) -> str:
         wanted = "Madrid" if "capital" in prompt.split("Question: ")[-1] else "Michelle Obama"
         return "{" + wanted + "}" if f", {wanted})" in triples else "{}"
     topic = json.loads(prompt.split("\nTopic Entities: ")[-1].splitlines()[0])[0]
+    name, mid = topic.removesuffix("]").split(" [")  # the gold mid, shown with its name
+    assert mid in {"m.france", "m.malia"}
     paths = {
         "France": "France -> location.location.adjoin_s -> location.adjoining_relationship.adjoins"
         " -> location.country.capital",
         "Malia Obama": "Malia Obama -> people.person.children -> people.person.spouse_s"
         " -> people.marriage.spouse",
     }
-    return f"Path: {json.dumps({topic: [paths[topic]]})}"
+    return f"Path: {json.dumps({topic: [paths[name]]})}"
 
 
 def test_cwq_with_a_model_over_the_endpoint(

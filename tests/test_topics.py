@@ -137,3 +137,12 @@ def test_an_unknown_topic_entity_beside_a_known_one_still_lets_the_other_be_edit
         {"recursion_limit": 60},
     )
     assert out["edits"] == 1 and out["answers"] == ["Greek"]
+
+
+def test_a_name_with_its_id_starts_from_that_id(freebase: KnowledgeGraph) -> None:
+    """`Name [id]` (how `readi eval webqsp|cwq` passes gold mids): the model reads the name,
+    the walk starts from the id; an id that is not in the KG leaves the name."""
+    assert freebase.resolve("Paris [m.paris_a]").nodes == (Term.iri(FB + "m.paris_a"),)
+    assert freebase.resolve("Paris [ns:m.paris_a]").match == "iri"
+    fallback = freebase.resolve("Paris [m.atlantis]")
+    assert set(fallback.nodes) == set(freebase.resolve("Paris").nodes)

@@ -43,7 +43,9 @@ def _schema(path: str | None) -> RelationSchema | None:
 
 
 def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
-    settings = KGSettings(frontier_cap=args.frontier_cap, entity_namespace=FREEBASE_NS)
+    # Virtuoso stops silently at 10,000 rows: stay under it so a cut is seen (from_endpoint)
+    rows = {"row_limit": 9_999} if args.endpoint else {}
+    settings = KGSettings.preset("freebase", frontier_cap=args.frontier_cap, **rows)
     relations = _relations(args.relations)
     kg: KnowledgeGraph
     if args.endpoint:
@@ -60,12 +62,28 @@ def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
 
 
 def _named(kg: KnowledgeGraph, questions: list[FreebaseQuestion]) -> list[FreebaseQuestion]:
-    """Topics known only by mid get their KG name: the model reads names, not ids. A mid
-    without a name stays a mid (it still resolves, by id)."""
-    mids = {t for q in questions for t, i in zip(q.topics, q.topic_ids, strict=False) if t == i}
+    """Topics as `Name [mid]`: the walk starts from the gold mid (names are ambiguous on
+    Freebase), the model reads the name. A mid without any name known stays a bare mid."""
+    mids = {i for q in questions for i in q.topic_ids}
     labels = kg.labels(Term.iri(FREEBASE_NS + m) for m in mids) if mids else {}
     names = {t.value.removeprefix(FREEBASE_NS): label for t, label in labels.items() if label}
-    return [replace(q, topics=tuple(names.get(t, t) for t in q.topics)) for q in questions]
+
+    def shown(topic: str, mid: str | None) -> str:
+        if not mid:
+            return topic
+        name = topic if topic != mid else names.get(mid)
+        return f"{name} [{mid}]" if name else mid
+
+    return [
+        replace(
+            q,
+            topics=tuple(
+                shown(t, q.topic_ids[i] if i < len(q.topic_ids) else None)
+                for i, t in enumerate(q.topics)
+            ),
+        )
+        for q in questions
+    ]
 
 
 def _items(questions: list[FreebaseQuestion]) -> list[runner.Item]:

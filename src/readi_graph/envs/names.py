@@ -26,6 +26,7 @@ Select = Callable[[str], list[dict[str, Term]]]
 Ask = Callable[[str], bool]
 
 _PREFIXED = re.compile(r"^([A-Za-z][\w-]*):([^\s:/<>#]+)$")  # wd:Q42, ns:m.0d3k14
+_NAMED_ID = re.compile(r"^(.*\S)\s*\[([^\[\]\s]+)\]$")  # Barack Obama [m.02mjmr]
 LOOKUP_CAP = 200  # nodes read per name lookup, in IRI order, before ranking by degree
 Match = Literal["iri", "exact", "alias", "normalized", "none"]
 
@@ -139,14 +140,22 @@ class Names:
     # --- resolution ------------------------------------------------------------------------
     def resolve(self, name: str) -> Resolution:
         """Topic entity -> nodes. An IRI, prefixed name (`wd:Q42`) or short id (`m.0d3k14`,
-        `Q42`) names exactly one node; a name matches labels, then aliases, then labels and
-        aliases up to case and accents. Homonyms are ranked by degree, then IRI."""
+        `Q42`) names exactly one node, alone or after a name (`Douglas Adams [Q42]`); a name
+        matches labels, then aliases, then labels and aliases up to case and accents.
+        Homonyms are ranked by degree, then IRI."""
         text = name.strip()
         if not text:
             return Resolution(name, (), "none")
         iri = sparql.as_iri(text)
         if iri is not None:
             return self._by_iri(name, iri) or Resolution(name, (), "none")
+        named = _NAMED_ID.match(text)
+        if named:  # "Barack Obama [m.02mjmr]": the name for the model, the id for the walk
+            given = named.group(2)
+            id_iri = sparql.as_iri(f"<{given}>") if "://" in given else self._id_iri(given)
+            if id_iri is not None and (found := self._by_iri(name, id_iri)):
+                return found
+            text = named.group(1)
         id_iri = self._id_iri(text)
         if id_iri is not None and (found := self._by_iri(name, id_iri)):
             return found
