@@ -26,6 +26,7 @@ from readi_graph.nodes.connect import make_connect
 from readi_graph.nodes.diagnose import make_diagnose, route_after_diagnose
 from readi_graph.nodes.edit import make_edit
 from readi_graph.nodes.generate import make_generate
+from readi_graph.progress import reporting
 from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
 
 
@@ -58,7 +59,7 @@ def make_builder(
         ("answer", make_answer(adapter, model), llm_policy),
     ]
     for name, node, policy in nodes:
-        builder.add_node(name, node, retry_policy=policy)
+        builder.add_node(name, reporting(name, node, environment), retry_policy=policy)
     builder.add_edge(START, "generate")
     builder.add_edge("generate", "bind")
     builder.add_edge("bind", "connect")

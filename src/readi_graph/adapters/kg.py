@@ -135,7 +135,7 @@ class KGAdapter:
             for relations, bound in zip(alternatives, bindings.get(topic, []), strict=True):
                 path = KGPath(topic, tuple(relations))
                 candidates = [tuple(candidate_from(c) for c in b) for b in bound]
-                instance = connect(self.kg, path, candidates, start, question=state["question"])
+                instance = connect(self.kg, path, candidates, start, question=state.get("question"))
                 attempts.append(
                     {
                         "source": source,

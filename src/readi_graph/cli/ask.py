@@ -10,6 +10,7 @@ from typing import Any, cast
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.table import Table
+from readi_graph.progress import EVENT
 
 
 def load_kg(source: str | None) -> KnowledgeGraph:
@@ -37,51 +38,6 @@ def load_table(source: str) -> Table:
     return Table.from_csv(source)
 
 
-def _progress(node: str, update: dict[str, Any]) -> str:
-    """One line per finished node, for people watching a question being answered."""
-    if node in ("generate", "edit"):
-        plan = update.get("plan") or {}
-        if "headers" in plan:
-            paths = f"headers {plan['headers']}, constraints {plan.get('constraints')}"
-        else:
-            paths = "; ".join(" -> ".join([t, *r]) for t, alts in plan.items() for r in alts)
-        label = "edit" if node == "edit" else "generate"
-        return f"[{label}] " + (paths or f"unreadable output: {update.get('parse_error')}")
-    if node == "bind":
-        bindings = update.get("bindings", {})
-        if all(isinstance(v, str | None) for v in bindings.values()):  # a table's headers
-            return "[bind] " + ", ".join(
-                f"{h} -> {c or 'not in the table'}" for h, c in bindings.items()
-            )
-        n = sum(len(c) for alts in bindings.values() for a in alts for c in a)
-        return f"[bind] {n} candidate KG relations"
-    if node == "connect":
-        done = [
-            f"{i['path']['topic']}: {'complete' if i['complete'] else 'stuck'} "
-            f"({i['depth']}/{len(i['path']['relations'])} relations)"
-            if "path" in i
-            else f"{len(i['headers'])} columns, {i['total']} rows"
-            + (" (constraints matched nothing: all rows)" if i.get("fallback") else "")
-            for i in update.get("instances", [])
-        ]
-        return "[connect] " + ("; ".join(done) or "nothing to instantiate")
-    if node == "plan":  # FiDeLiS
-        plan = update.get("plan") or {}
-        return f"[plan] keywords {plan.get('keywords')}; statement {plan.get('statement')!r}"
-    if node == "expand":
-        step = (update.get("attempts") or [{}])[-1]
-        return f"[expand] step {step.get('step')}: {step.get('candidates')} candidates"
-    if node in ("select", "verify"):
-        kept = update.get("beams") or []
-        verified = update.get("finished")
-        extra = "" if verified is None else f", {len(verified)} verified"
-        return f"[{node}] {len(kept)} beams{extra}"
-    if node == "diagnose":
-        reasons = (update.get("diagnosis") or {}).get("reasons") or []
-        return "[diagnose] " + ("ok" if not reasons else "; ".join(r["message"] for r in reasons))
-    return f"[{node}] done"
-
-
 def run(args: argparse.Namespace) -> int:
     from readi_graph.graph import build_graph
     from readi_graph.state import ReadiInput
@@ -99,13 +55,13 @@ def run(args: argparse.Namespace) -> int:
     if args.entity:
         question["topic_entities"] = args.entity
     final: dict[str, Any] = {}
-    parts = graph.stream(question, context=context, stream_mode=["updates", "values"])
+    parts = graph.stream(question, context=context, stream_mode=["custom", "values"])
     for part in parts:  # (mode, chunk) pairs, as two stream modes were asked for
         mode, data = cast(tuple[str, dict[str, Any]], part)
-        if mode == "updates":
-            for node, update in data.items():
-                print(_progress(node, update or {}), file=sys.stderr, flush=True)
-        else:
+        if mode == "custom" and EVENT in data:  # each node's progress (progress.py)
+            event = data[EVENT]
+            print(f"[{event['node']}] {event['message']}", file=sys.stderr, flush=True)
+        elif mode == "values":
             final = data
     print(f"\nAnswer: {final.get('answer', '').strip()}")
     print(f"Answers: {final.get('answers')}  (grounded: {final.get('grounded')})")

@@ -26,6 +26,7 @@ from readi_graph.fidelis.nodes import (
 )
 from readi_graph.llm import ModelRef, is_transient
 from readi_graph.llm_cache import ReplyCache
+from readi_graph.progress import reporting
 from readi_graph.state import ReadiInput, ReadiOutput, Record, RunState
 
 
@@ -67,7 +68,7 @@ def make_fidelis_builder(
         ("reason", make_reason(kg, model), llm_policy),
     ]
     for name, node, policy in nodes:
-        builder.add_node(name, node, retry_policy=policy)
+        builder.add_node(name, reporting(name, node, "kg"), retry_policy=policy)
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "expand")
     builder.add_conditional_edges("expand", route_after_expand)
