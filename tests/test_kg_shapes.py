@@ -118,6 +118,22 @@ def test_wikidata_relations_are_shown_by_their_labels() -> None:
     assert "P57" not in prompts[-1] and "(Blade Runner, director, Ridley Scott)" in prompts[-1]
 
 
+def test_fidelis_shows_wikidata_relations_by_their_labels() -> None:
+    from readi_graph.envs.base import Term
+    from readi_graph.fidelis import beams
+    from readi_graph.fidelis.pathrag import candidates
+
+    kg = KnowledgeGraph.from_file(SHAPES / "wikidata.ttl", settings="wikidata")
+    start = Term.iri("http://www.wikidata.org/entity/Q100")
+    found = candidates(kg, [start], "director", top_m=5, alpha=0.0).ranked[0]
+    walked = [
+        beams.text(beams.extend(beams.start("Blade Runner", start, "Blade Runner"), s))
+        for s in found
+    ]
+    assert "Blade Runner -> director -> Ridley Scott" in walked
+    assert not any("P57" in line for line in walked)
+
+
 def test_wikidata_statement_nodes_are_compound_and_lead_to_their_qualifiers() -> None:
     kg = KnowledgeGraph.from_file(SHAPES / "wikidata.ttl", settings="wikidata")
     from readi_graph.envs.base import Term

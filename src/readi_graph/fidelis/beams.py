@@ -42,6 +42,7 @@ def extend(beam: Beam, step: Step) -> Beam:
         "forward": step.forward,
         "node": term_record(step.node),
         "label": step.label,
+        "name": step.name or local_name(step.relation),
     }
     return {**beam, "steps": [*beam["steps"], walked], "score": step.score}
 
@@ -49,7 +50,7 @@ def extend(beam: Beam, step: Step) -> Beam:
 def text(beam: Beam) -> str:
     parts = [beam["start_label"]]
     for s in beam["steps"]:
-        name = local_name(s["relation"])
+        name = s.get("name") or local_name(s["relation"])
         parts += [name if s["forward"] else f"<- {name}", s["label"]]
     return " -> ".join(parts)
 
@@ -59,7 +60,7 @@ def triples(beam: Beam) -> list[list[str]]:
     out = []
     previous = beam["start_label"]
     for s in beam["steps"]:
-        name = local_name(s["relation"])
+        name = s.get("name") or local_name(s["relation"])
         out.append([previous, name, s["label"]] if s["forward"] else [s["label"], name, previous])
         previous = s["label"]
     return out

@@ -36,6 +36,7 @@ class Step:
     node: Term
     label: str  # how the node is shown (label, `<compound>`, local name)
     score: float
+    name: str = ""  # how the relation is shown (`KnowledgeGraph.relation_name`)
 
 
 class Similarity:
@@ -128,7 +129,9 @@ def candidates(
     for i, end in enumerate(ends):
         seen = exclude[i] if exclude else set()
         steps = [
-            Step(i, r, f, t, shown[t], similarity.relation(r) + entity_score[t])
+            Step(
+                i, r, f, t, shown[t], similarity.relation(r) + entity_score[t], kg.relation_name(r)
+            )
             for r, f, t in by_source.get(end, [])
             if t not in seen
         ]
@@ -151,6 +154,7 @@ def candidates(
                 s.node,
                 s.label,
                 round(s.score + alpha * best_next.get(s.node, 0.0), 6),
+                s.name,
             )
             for s in steps
         ]
