@@ -265,3 +265,15 @@ def test_freebase_evaluation_takes_twins_from_the_inventory_file() -> None:
     assert kg.binding == BindingOptions.paper()
     args.relations = None
     assert load_freebase(args).schema.twins == {}
+
+
+def test_other_models_files_may_write_a_lone_path_per_topic(tmp_path: Path) -> None:
+    item = {"ID": "q1", "question": "?", "sparql": "?c ns:sports.mascot.team ?x .",
+            "relation_path_candidates": {"Lou Seal": "Lou Seal -> sports.mascot.team", "x": 3}}  # fmt: skip
+    (tmp_path / "other_model.json").write_text(json.dumps([item]))
+    (tmp_path / "unrelated.json").write_text(json.dumps({"a": 1}))
+    from readi_graph.eval.binding_real import real_files
+
+    assert [f.name for f in real_files(tmp_path)] == ["other_model.json"]
+    (question,) = load_real(tmp_path / "other_model.json")
+    assert question.paths == {"Lou Seal": [["sports.mascot.team"]]} and question.gold

@@ -71,10 +71,14 @@ def load_real(path: str | Path) -> list[RealPaths]:
     out: list[RealPaths] = []
     for item in json.loads(Path(path).read_text(encoding="utf-8")):
         candidates = item.get("relation_path_candidates") or {}
-        paths = {
-            topic: [split_path(p, topic) for p in alternatives if isinstance(p, str)]
+        paths = {  # a path per alternative; a lone string is one alternative
+            str(topic): [
+                split_path(p, str(topic))
+                for p in ([alternatives] if isinstance(alternatives, str) else alternatives)
+                if isinstance(p, str)
+            ]
             for topic, alternatives in candidates.items()
-            if isinstance(alternatives, list)
+            if isinstance(alternatives, str | list)
         }
         out.append(
             RealPaths(
