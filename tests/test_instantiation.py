@@ -168,3 +168,26 @@ def test_a_self_loop_on_the_topic_is_kept(metaqa_kg: KnowledgeGraph) -> None:
         metaqa_kg, path, [rel("written_by", "backward"), rel("has_genre", "forward")]
     )
     assert {"Drama", "Biography", "History"} <= names(metaqa_kg, instance.frontier)
+
+
+def test_typed_and_plain_literals_of_one_value_are_one_answer() -> None:
+    """A question whose constraints end in "1979"^^xsd:gYear and "1979" (it raised TypeError
+    in merge: `None < str` while sorting the terms)."""
+    from readi_graph.envs.kg_local import load_ntriples
+
+    ex, year = "http://example.org/", "http://www.w3.org/2001/XMLSchema#gYear"
+    kg = KnowledgeGraph(
+        load_ntriples(
+            f'<{ex}a> <http://www.w3.org/2000/01/rdf-schema#label> "Ann" .\n'
+            f'<{ex}b> <http://www.w3.org/2000/01/rdf-schema#label> "Bob" .\n'
+            f'<{ex}a> <{ex}born> "1979"^^<{year}> .\n<{ex}a> <{ex}born> "1979" .\n'
+            f'<{ex}b> <{ex}born> "1979.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n'
+            f'<{ex}b> <{ex}born> "1980" .\n'
+        )
+    )
+    ann, bob = KGPath("Ann", ("born",)), KGPath("Bob", ("born",))
+    merged = merge([connect(kg, ann, bind(kg, ann)), connect(kg, bob, bind(kg, bob))])
+    assert merged.intersected and len(merged.answers) == 1  # 1979 = 1979 = 1979.0, not 1980
+    assert merged.answers[0].value.startswith("1979")
+    assert {t.subject.value for t in merged.evidence} == {f"{ex}a", f"{ex}b"}  # both reach it
+    assert "1980" not in {t.object.value for t in merged.evidence}

@@ -198,10 +198,15 @@ def merge(instances: Sequence[Instance]) -> Merged:
     voters = [i for i in instances if i.complete and i.frontier]
     if not voters:
         return Merged((), [], False)
-    common = set(voters[0].frontier)
+    # Ends meet by `Term.answer_key`: "1979"^^xsd:gYear from one constraint and "1979" from
+    # another are the same answer.
+    common = {t.answer_key() for t in voters[0].frontier}
     for instance in voters[1:]:
-        common &= set(instance.frontier)
+        common &= {t.answer_key() for t in instance.frontier}
     intersected = bool(common) or len(voters) == 1
-    answers = common if common else {t for i in voters for t in i.frontier}
-    evidence = sorted({t for i in voters for t in i.triples(answers)})
-    return Merged(tuple(sorted(answers)), evidence, intersected)
+    ends = {t for i in voters for t in i.frontier if not common or t.answer_key() in common}
+    evidence = sorted({t for i in voters for t in i.triples(ends)})
+    answers: dict[tuple[str, str], Term] = {}
+    for term in sorted(ends):  # one term per answer, the same one every run
+        answers.setdefault(term.answer_key(), term)
+    return Merged(tuple(sorted(answers.values())), evidence, intersected)

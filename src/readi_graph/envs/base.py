@@ -6,13 +6,26 @@ state; they never hold a reference to a store.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 TermKind = Literal["iri", "literal", "bnode"]
 
 
-@dataclass(frozen=True, slots=True, order=True)
+XSD = "http://www.w3.org/2001/XMLSchema#"
+NUMERIC = frozenset(
+    XSD + t
+    for t in (
+        "integer decimal double float int long short byte nonNegativeInteger "
+        "positiveInteger nonPositiveInteger negativeInteger unsignedInt unsignedLong gYear"
+    ).split()
+)
+
+
+@functools.total_ordering
+@dataclass(frozen=True, slots=True)
 class Term:
     """An RDF term as returned by a store.
 
@@ -37,6 +50,32 @@ class Term:
     @property
     def is_literal(self) -> bool:
         return self.kind == "literal"
+
+    def _order(self) -> tuple[str, str, str, str]:
+        return (self.kind, self.value, self.datatype or "", self.lang or "")
+
+    def __lt__(self, other: object) -> bool:
+        """A total order over terms of every kind (a plain and a typed literal compare, where
+        `None < str` would raise), so sets of mixed terms sort deterministically."""
+        if not isinstance(other, Term):
+            return NotImplemented
+        return self._order() < other._order()
+
+    def answer_key(self) -> tuple[str, str]:
+        """What makes two terms the same answer: `"1979"^^xsd:gYear`, `"1979"` and
+        `"1979.0"^^xsd:decimal` are one answer, numbers compare as numbers, and a literal's
+        language or datatype does not make a different answer."""
+        if self.kind != "literal":
+            return (self.kind, self.value)
+        text = self.value.strip()
+        if self.datatype is None or self.datatype in NUMERIC:
+            try:
+                number = Decimal(text)
+            except (InvalidOperation, ValueError):
+                return ("literal", text)
+            if number.is_finite():
+                return ("number", format(number.normalize(), "f"))
+        return ("literal", text)
 
     def __str__(self) -> str:
         if self.kind == "iri":
