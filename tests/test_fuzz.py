@@ -135,3 +135,17 @@ def test_generate_diagnose_edit_round_trip(demo: KnowledgeGraph, first: str, edi
     except ReadiError:
         return
     assert result["usage"]["llm_calls"] <= 3 and isinstance(result["answer"], str)
+
+
+relation_words = st.from_regex(r"[a-z][a-z_ ]{0,18}[a-z]", fullmatch=True).filter(
+    lambda r: "zwick" not in r and "joel" not in r and "->" not in r
+)
+
+
+@given(st.lists(relation_words, min_size=1, max_size=4), st.booleans())
+def test_every_relation_is_kept_whether_or_not_the_topic_leads(
+    relations: list[str], with_topic: bool
+) -> None:
+    chain = " -> ".join((["Joel Zwick"] if with_topic else []) + relations)
+    parsed = parse_kg_paths("Path: " + json.dumps({"Joel Zwick": [chain]}), ["Joel Zwick"])
+    assert parsed == {"Joel Zwick": [tuple(" ".join(r.split()) for r in relations)]}

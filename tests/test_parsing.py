@@ -85,3 +85,23 @@ def test_schema_constrained_json_replies() -> None:
         '{"thought": "t", "headers": ["Year", "League"], "constraints": {"League": ["x"]}}'
     )
     assert table == {"headers": ["Year", "League"], "constraints": {"League": ["x"]}}
+
+
+def test_a_path_written_without_its_topic_keeps_every_relation() -> None:
+    """`{"Joel Zwick": ["directed -> language"]}` lost "directed": a shorter path could then
+    instantiate and answer wrongly with no edit."""
+    topics = ["Joel Zwick"]
+    for reply, expected in (
+        ('Path: {"Joel Zwick": ["directed -> language"]}', ("directed", "language")),
+        ('Path: {"Joel Zwick": ["Joel Zwick -> directed -> language"]}', ("directed", "language")),
+        ('Path: {"Joel Zwick": ["joel zwick -> directed"]}', ("directed",)),
+        ('Path: {"Joel Zwick": ["Joel Zwick (director) -> directed"]}', ("directed",)),
+        ("Path: directed -> language", ("directed", "language")),
+        ('Path: {"J. Zwick": ["J. Zwick -> directed -> language"]}', ("directed", "language")),
+    ):
+        assert parse_kg_paths(reply, topics) == {"Joel Zwick": [expected]}, reply
+    two = parse_kg_paths(
+        'Path: {"Tom Hanks": ["acted in"], "English Language": ["language -> films"]}',
+        ["Tom Hanks", "English Language"],
+    )
+    assert two == {"Tom Hanks": [("acted in",)], "English Language": [("language", "films")]}

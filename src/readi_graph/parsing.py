@@ -115,6 +115,16 @@ def _topic_for(key: str | None, head: str, topics: Sequence[str]) -> str | None:
     return None
 
 
+def names_entity(head: str, topic: str, key: str | None) -> bool:
+    """Is the first element of a chain the topic entity (then it is no relation)? Only if it
+    names it: the topic or the model's key for it, or a longer name that contains the topic
+    ("Joel Zwick (director)"). `{"Joel Zwick": ["directed -> language"]}` keeps both
+    relations."""
+    h = normalize_name(head)
+    names = {n for n in (normalize_name(topic), normalize_name(key or "")) if n}
+    return bool(h) and (h in names or any(len(n) >= 4 and n in h for n in names))
+
+
 def parse_kg_paths(
     text: str, topics: Sequence[str], *, fill_missing: bool = True
 ) -> dict[str, list[tuple[str, ...]]]:
@@ -137,11 +147,7 @@ def parse_kg_paths(
         topic = _topic_for(key, parts[0], topics)
         if topic is None:
             continue
-        head_is_topic = normalize_name(parts[0]) in {
-            normalize_name(topic),
-            normalize_name(key or ""),
-        }
-        relations = tuple(parts[1:] if head_is_topic or "->" in chain else parts)
+        relations = tuple(parts[1:] if names_entity(parts[0], topic, key) else parts)
         if len(relations) > MAX_RELATIONS or any(len(r) > MAX_RELATION_CHARS for r in relations):
             continue
         if relations not in plan[topic] and len(plan[topic]) < MAX_ALTERNATIVES:
