@@ -224,3 +224,19 @@ def test_a_reply_cut_at_the_length_limit_is_unreadable_not_fatal(kg: KnowledgeGr
     out = build_graph(kg, llm).invoke(ZWICK, LIMIT)
     assert out["answers"] == ["Greek"] and out["edits"] == 1
     assert out["usage"]["plans_unreadable"] == 1
+
+
+def test_an_edit_that_gets_less_far_never_replaces_a_better_instance(kg: KnowledgeGraph) -> None:
+    """The first path gets two steps far; the edit gets stuck at step one. The answer is
+    given from the first path's instance, not the worse edit's."""
+    llm = scripted(
+        path({"Joel Zwick": ["Joel Zwick -> directed -> in_language -> nationality"]}),
+        path({"Joel Zwick": ["Joel Zwick -> nationality"]}),
+        "{Greek}",
+    )
+    out = build_graph(kg, llm).invoke(ZWICK, LIMIT, context=ReadiContext(max_edits=1))
+    assert out["edits"] == 1
+    assert [a["depth"] for a in out["attempts"]] == [2, 0]
+    assert out["path"] == ["Joel Zwick -> directed -> in_language -> nationality"]
+    assert ["My Big Fat Greek Wedding", "in_language", "Greek"] in out["evidence"]
+    assert out["answers"] == ["Greek"] and out["grounded"]

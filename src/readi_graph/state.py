@@ -79,6 +79,9 @@ class ReadiState(RunState, total=False):
     plan: Record
     parse_error: str | None  # the model's output could not be read as a path
     bindings: Record  # KG: topic -> alternative -> relation -> candidates; table: headers
-    instances: list[Record]  # the chosen instance per topic entity
+    instances: list[Record]  # the chosen instance per topic entity, for the current plan
+    # the best instance per topic entity over the plan and its edits: an edit that gets less
+    # far never replaces a better earlier instance (the answer uses these)
+    best_instances: list[Record]
     diagnosis: Record | None
     edits_used: int

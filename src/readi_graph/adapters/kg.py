@@ -162,6 +162,19 @@ class KGAdapter:
                 chosen.append(instance_record(best))
         return chosen, attempts
 
+    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+        """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
+        the newer one, which the edit meant as an improvement."""
+        earlier = {r["path"]["topic"]: r for r in previous}
+        kept = []
+        for record in current:
+            old = earlier.get(record["path"]["topic"])
+            better = old is not None and _rank(self.kg, instance_from(old)) > _rank(
+                self.kg, instance_from(record)
+            )
+            kept.append(old if better and old is not None else record)
+        return kept
+
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
         return diagnose(
             self.kg,
@@ -189,7 +202,8 @@ class KGAdapter:
 
     # --- answers -----------------------------------------------------------------------------
     def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
-        instances = [instance_from(r) for r in state.get("instances") or []]
+        chosen = state.get("best_instances") or state.get("instances") or []
+        instances = [instance_from(r) for r in chosen]
         nodes, triples = _evidence(instances)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)

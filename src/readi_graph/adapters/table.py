@@ -111,6 +111,9 @@ class TableAdapter:
         }
         return [instance], [attempt]
 
+    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+        return current  # a table plan that reads its columns is complete: nothing to compare
+
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
         diagnosis = Diagnosis()
         for instance in state.get("instances") or []:

@@ -21,7 +21,10 @@ def make_connect(adapter: Adapter) -> Callable[..., dict[str, Any]]:
 
         def work() -> dict[str, Any]:
             instances, attempts = adapter.connect(state)
-            return {"instances": instances, "attempts": attempts}
+            # after an edit, keep the better of the earlier and the new instance per topic
+            earlier = (state.get("best_instances") or []) if state.get("edits_used") else []
+            best = adapter.keep_best(earlier, instances)
+            return {"instances": instances, "best_instances": best, "attempts": attempts}
 
         with Meter("connect") as meter:
             update = guarded(meter, work)
