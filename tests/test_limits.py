@@ -36,7 +36,8 @@ def test_readi_walk_from_a_hub_is_capped_and_says_so(hub: KnowledgeGraph) -> Non
     )
     assert result["attempts"][0]["capped"] is True and result["attempts"][0]["complete"]
     assert len({o for _, _, o in result["evidence"]}) == hub.settings.frontier_cap
-    assert "(The walk kept 200 nodes per step" in model.prompts[-1]
+    caveat = "The walk kept 200 nodes per step; more exist and are not shown."
+    assert f"- {caveat}" in model.prompts[-1] and caveat in result["notes"]  # told, and said
     assert result["usage"]["queries"] < 20  # bounded, not one query per neighbour
 
 

@@ -31,6 +31,13 @@ class ReadiContext:
             "interrupt(); resume with Command(resume=<path>); needs a checkpointer)."
         },
     )
+    answer_from: Literal["evidence", "evidence_and_knowledge"] = field(
+        default="evidence",
+        metadata={
+            "description": "What the answer may use: the evidence only, or the evidence and "
+            "the model's own knowledge (the paper's prompt; the answer says which is which)."
+        },
+    )
     top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
     halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
     candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})

@@ -63,3 +63,20 @@ def version(*names: str) -> str:
     """A short hash of the prompt texts: part of cache keys, so an edited prompt is a miss."""
     digest = hashlib.sha256("\0".join(load(n) for n in names).encode()).hexdigest()
     return digest[:12]
+
+
+def instruction(answer_from: str, source: str) -> str:
+    """The answer prompts' first sentence: the evidence only (the default), or the evidence
+    and the model's own knowledge (the paper's answer prompt), said apart."""
+    if answer_from == "evidence_and_knowledge":
+        return (
+            f"Answer the question with {source} and your own knowledge: prefer the evidence, and "
+            "where it does not settle the question, add what you know and say which answers "
+            "come from your own knowledge."
+        )
+    return f"Answer the question using only {source}."
+
+
+def notes_text(notes: list[str]) -> str:
+    """The caveats the answer model is told (the same as the output's `notes`)."""
+    return "Notes:\n" + "\n".join(f"- {n}" for n in notes) if notes else ""

@@ -47,6 +47,7 @@ class ReadiOutput(TypedDict, total=False):
     evidence: list[list[str]]  # (subject, relation, object) triples behind the answers
     grounded: bool  # every answer is a node of the evidence
     path: list[str]  # the final reasoning path, `Entity -> relation -> ...`
+    notes: list[str]  # every caveat the answer model was told (unmet constraints, caps, ...)
     edits: int  # edit calls spent
     usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node, and
     # plans / plans_unreadable / answers / answers_unreadable (how often model output parsed)
@@ -69,6 +70,7 @@ class RunState(TypedDict, total=False):
     evidence: list[list[str]]
     grounded: bool
     path: list[str]
+    notes: list[str]
     edits: int
     error: str | None
 

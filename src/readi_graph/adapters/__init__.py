@@ -28,6 +28,7 @@ class Material:
     known: set[str] = field(default_factory=set)  # normalized values an answer is grounded in
     path: list[str] = field(default_factory=list)  # the final path, rendered
     no_evidence: str | None = None  # why there is nothing to answer from (no LLM call then)
+    notes: list[str] = field(default_factory=list)  # caveats the answer model was told
 
 
 class Adapter(Protocol):

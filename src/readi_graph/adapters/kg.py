@@ -18,9 +18,11 @@ from readi_graph.diagnosis import Diagnosis, diagnose
 from readi_graph.envs.base import InputError, Term, Triple
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.names import normalize_name
+from readi_graph.envs.topics import ambiguity_notes
 from readi_graph.instantiation import Hop, Instance, bind, connect, merge
 from readi_graph.parsing import parse_answer, parse_kg_paths
 from readi_graph.paths import KGPath
+from readi_graph.prompts import instruction, notes_text
 from readi_graph.records import (
     candidate_from,
     candidate_record,
@@ -51,15 +53,36 @@ def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
     return (0, instance.depth)
 
 
-def _evidence(instances: list[Instance]) -> tuple[tuple[Term, ...], list[Triple]]:
-    """(answer nodes, triples): the merge of complete instances, else the deepest prefixes."""
+def _evidence(
+    instances: list[Instance],
+) -> tuple[tuple[Term, ...], list[Triple], list[str]]:
+    """(answer nodes, triples, notes): the merge of complete instances, else the deepest
+    prefixes. A fallback is never silent: the notes say what was done instead."""
     merged = merge(instances)
     if merged.answers:
-        return merged.answers, merged.evidence
+        voters = [i for i in instances if i.complete and i.frontier]
+        notes = []
+        if not merged.intersected:
+            topics = ", ".join(f'"{i.path.topic}"' for i in voters)
+            notes.append(
+                f"The constraints from {topics} share no answer; the answers of each are "
+                "shown together (their union), not their intersection."
+            )
+        if len(voters) < len(instances):
+            left = ", ".join(f'"{i.path.topic}"' for i in instances if i not in voters)
+            notes.append(f"The path from {left} was not instantiated; it constrains nothing.")
+        return merged.answers, merged.evidence, notes
     deepest = max((i.depth for i in instances), default=0)
     partial = [i for i in instances if i.depth == deepest and deepest > 0]
     nodes = tuple(sorted({t for i in partial for t in i.frontier}))
-    return nodes, sorted({t for i in partial for t in i.triples()})
+    notes = []
+    if partial:
+        steps = f"{deepest} step{'s' if deepest > 1 else ''}"
+        notes.append(
+            f"No path was instantiated to its end; the triples are the deepest partial walk "
+            f"({steps})."
+        )
+    return nodes, sorted({t for i in partial for t in i.triples()}), notes
 
 
 class KGAdapter:
@@ -204,16 +227,26 @@ class KGAdapter:
     def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
         chosen = state.get("best_instances") or state.get("instances") or []
         instances = [instance_from(r) for r in chosen]
-        nodes, triples = _evidence(instances)
+        nodes, triples, notes = _evidence(instances)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)
         shown = triples_text(evidence, ctx.evidence_cap)
         if any(h.capped or h.truncated for i in instances for h in i.hops):
             cap = self.kg.settings.frontier_cap
-            shown += f"\n(The walk kept {cap} nodes per step; more exist and are not shown.)"
+            notes.append(f"The walk kept {cap} nodes per step; more exist and are not shown.")
+        if len(evidence) > ctx.evidence_cap:
+            notes.append(f"{len(evidence) - ctx.evidence_cap} more triples are not shown.")
+        for topic in state.get("topic_entities") or []:
+            notes += ambiguity_notes(self.kg, self.kg.resolve(topic))
+        source = "the knowledge triples (subject, relation, object) below"
         return Material(
             evidence=evidence,
-            prompt_values={"triples": shown},
+            prompt_values={
+                "triples": shown,
+                "instruction": instruction(ctx.answer_from, source),
+                "notes": notes_text(notes),
+            },
+            notes=notes,
             fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
             known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
             path=[path_line(i.path.topic, i.path.relations) for i in instances],

@@ -20,6 +20,7 @@ from readi_graph.envs.base import InputError
 from readi_graph.envs.names import normalize_name
 from readi_graph.envs.table import Match, Table
 from readi_graph.parsing import parse_list_answer, parse_table_plan
+from readi_graph.prompts import instruction, notes_text
 from readi_graph.records import diagnosis_from
 from readi_graph.state import ReadiState
 
@@ -181,9 +182,20 @@ class TableAdapter:
         note = (
             " (no row matched the constraints: all rows used)" if instance.get("fallback") else ""
         )
+        notes = []
+        if instance.get("fallback"):
+            notes.append("No row matched the constraints; all rows are shown.")
+        if instance["total"] > ctx.evidence_cap:
+            notes.append(f"{instance['total'] - ctx.evidence_cap} more rows are not shown.")
+        source = "the table rows below (the columns chosen for it)"
         return Material(
             evidence=[headers, *[list(values) for _, values in rows]],
-            prompt_values={"rows": "\n".join(lines)},
+            prompt_values={
+                "rows": "\n".join(lines),
+                "instruction": instruction(ctx.answer_from, source),
+                "notes": notes_text(notes),
+            },
+            notes=notes,
             fallback=fallback,
             known={normalize_name(v) for _, values in rows for v in values},
             path=[plan_text(plan) + note],

@@ -24,7 +24,7 @@ from readi_graph.llm import ModelRef
 from readi_graph.nodes import Meter, guarded
 from readi_graph.nodes.answer import failed_answer
 from readi_graph.parsing import OutputParseError, parse_answer
-from readi_graph.prompts import render
+from readi_graph.prompts import instruction, render
 
 Node = Callable[..., dict[str, Any]]
 State = dict[str, Any]
@@ -192,6 +192,10 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
                     current_settings().prompt_budget,
                     question=state["question"],
                     paths="\n".join(lines),
+                    instruction=instruction(
+                        current_settings().answer_from,
+                        "the reasoning paths below, found in a knowledge graph",
+                    ),
                 )
                 text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
                 parsed = parse_answer(text)

@@ -47,6 +47,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
             "evidence": material.evidence,
             "grounded": grounded,
             "path": material.path,
+            "notes": material.notes,
             "edits": state.get("edits_used", 0),
             "usage": meter.usage,
         }
@@ -63,6 +64,7 @@ def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
         "evidence": [],
         "grounded": False,
         "path": [],
+        "notes": [],
         "edits": state.get("edits_used", 0),
         "error": failure,
         "usage": {},

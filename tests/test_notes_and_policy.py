@@ -1,0 +1,110 @@
+"""What the answer model is told is also what the caller gets: `notes` (constraints that did
+not meet, homonyms, caps, partial walks), and the answer policy (evidence, or evidence and
+the model's own knowledge) for Readi on KGs and tables and for FiDeLiS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from readi_graph.context import ReadiContext
+from readi_graph.demo import demo_kg
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.kg_local import load_ntriples
+from readi_graph.envs.table import Table
+from readi_graph.graph import build_graph
+
+from fakes import function_model
+
+EX = "http://example.org/"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+DESCRIPTION = "http://schema.org/description"
+
+
+def _kg() -> KnowledgeGraph:
+    return KnowledgeGraph(load_ntriples(
+        f'<{EX}ann> <{LABEL}> "Ann" .\n<{EX}bob> <{LABEL}> "Bob" .\n'
+        f'<{EX}ann> <{EX}lives_in> <{EX}oslo> .\n<{EX}oslo> <{LABEL}> "Oslo" .\n'
+        f'<{EX}bob> <{EX}lives_in> <{EX}rome> .\n<{EX}rome> <{LABEL}> "Rome" .\n'
+        f'<{EX}p1> <{LABEL}> "Paris" .\n<{EX}p1> <{DESCRIPTION}> "capital of France" .\n'
+        f'<{EX}p2> <{LABEL}> "Paris" .\n<{EX}p2> <{DESCRIPTION}> "town in Texas" .\n'
+        f'<{EX}p1> <{EX}mayor> <{EX}ann> .\n<{EX}p2> <{EX}mayor> <{EX}bob> .\n'
+    ))  # fmt: skip
+
+
+def _model(paths: dict[str, list[str]], prompts: list[str]) -> object:
+    def reply(prompt: str) -> str:
+        prompts.append(prompt)
+        return "Path: " + json.dumps(paths) if "Topic Entities:" in prompt else "{Oslo}"
+
+    return function_model(reply)
+
+
+def test_constraints_that_share_no_answer_are_never_silent() -> None:
+    prompts: list[str] = []
+    model = _model({"Ann": ["Ann -> lives_in"], "Bob": ["Bob -> lives_in"]}, prompts)
+    out = build_graph(_kg(), model).invoke(
+        {"question": "where do Ann and Bob both live?", "topic_entities": ["Ann", "Bob"]}
+    )
+    (note,) = [n for n in out["notes"] if "share no answer" in n]
+    assert '"Ann"' in note and '"Bob"' in note
+    assert "Notes:\n- " + note in prompts[-1]  # the answer model was told the same
+
+
+def test_homonyms_are_told_apart_in_notes_and_prompt() -> None:
+    prompts: list[str] = []
+    out = build_graph(_kg(), _model({"Paris": ["Paris -> mayor"]}, prompts)).invoke(
+        {"question": "who is the mayor of Paris?", "topic_entities": ["Paris"]}
+    )
+    (note,) = [n for n in out["notes"] if "capital of France" in n]
+    assert "town in Texas" in note and note in prompts[-1]
+
+
+def test_a_partial_walk_is_said_to_be_partial() -> None:
+    prompts: list[str] = []
+    model = _model({"Ann": ["Ann -> lives_in -> mayor -> founded"]}, prompts)
+    out = build_graph(_kg(), model).invoke(
+        {"question": "?", "topic_entities": ["Ann"]}, context=ReadiContext(max_edits=0)
+    )
+    assert any("deepest partial walk" in n for n in out["notes"])
+
+
+def test_the_answer_policy_reaches_every_answer_prompt(tmp_path: Path) -> None:
+    kg_prompts: list[str] = []
+    graph = build_graph(demo_kg(), _model({"Joel Zwick": ["Joel Zwick -> directed"]}, kg_prompts))
+    question = {"question": "what did Joel Zwick direct", "topic_entities": ["Joel Zwick"]}
+    graph.invoke(question)
+    assert "Answer the question using only the knowledge triples" in kg_prompts[-1]
+    assert "your own knowledge" not in kg_prompts[-1]
+    graph.invoke(question, context=ReadiContext(answer_from="evidence_and_knowledge"))
+    assert (
+        "knowledge triples (subject, relation, object) below and your own knowledge"
+        in kg_prompts[-1]
+    )
+
+    reasoned: list[str] = []
+    fidelis = build_graph(
+        demo_kg(), function_model(lambda p: reasoned.append(p) or "{x}"), strategy="fidelis"
+    )
+    fidelis.invoke(question, context=ReadiContext(answer_from="evidence_and_knowledge"))
+    assert (
+        "reasoning paths below, found in a knowledge graph and your own knowledge" in reasoned[-1]
+    )
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("Year,League\n2001,USL A-League\n2002,USL A-League\n")
+    rows: list[str] = []
+
+    def table_reply(prompt: str) -> str:
+        rows.append(prompt)
+        return (
+            'Chosen Headers: ["Year", "League"]\nConstraints: {"League": ["nothing like it"]}'
+            if "from a table" in prompt
+            else 'Answer: ["2002"]'
+        )
+
+    out = build_graph(Table.from_csv(csv), function_model(table_reply)).invoke(
+        {"question": "last year?"}, context=ReadiContext(answer_from="evidence_and_knowledge")
+    )
+    assert "table rows below (the columns chosen for it) and your own knowledge" in rows[-1]
+    assert out["notes"] and out["notes"][0] in rows[-1]  # all rows shown: told, and said
