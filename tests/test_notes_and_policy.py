@@ -108,3 +108,39 @@ def test_the_answer_policy_reaches_every_answer_prompt(tmp_path: Path) -> None:
     )
     assert "table rows below (the columns chosen for it) and your own knowledge" in rows[-1]
     assert out["notes"] and out["notes"][0] in rows[-1]  # all rows shown: told, and said
+
+
+def test_two_marriages_are_two_numbered_compounds_with_their_own_dates() -> None:
+    """Two compound nodes of one person printed as the same `<compound>`: the model could not
+    tell which date belongs to which spouse."""
+    ns, date = "http://rdf.freebase.com/ns/", "http://www.w3.org/2001/XMLSchema#date"
+    name = ns + "type.object.name"
+    kg = KnowledgeGraph(load_ntriples(
+        f'<{ns}m.liz> <{name}> "Elizabeth Taylor"@en .\n<{ns}m.rb> <{name}> "Richard Burton"@en .\n'
+        f'<{ns}m.ew> <{name}> "Eddie Fisher"@en .\n'
+        f'<{ns}m.liz> <{ns}people.person.spouse_s> <{ns}m.c1> .\n'
+        f'<{ns}m.liz> <{ns}people.person.spouse_s> <{ns}m.c2> .\n'
+        f'<{ns}m.c1> <{ns}people.marriage.spouse> <{ns}m.ew> .\n'
+        f'<{ns}m.c2> <{ns}people.marriage.spouse> <{ns}m.rb> .\n'
+        f'<{ns}m.c1> <{ns}people.marriage.from> "1959-05-12"^^<{date}> .\n'
+        f'<{ns}m.c2> <{ns}people.marriage.from> "1964-03-15"^^<{date}> .\n'
+    ))  # fmt: skip
+    prompts: list[str] = []
+    model = _model({"Elizabeth Taylor": ["Elizabeth Taylor -> spouse_s -> spouse"]}, prompts)
+    out = build_graph(kg, model).invoke(
+        {
+            "question": "whom did Elizabeth Taylor marry in 1964?",
+            "topic_entities": ["Elizabeth Taylor"],
+        }
+    )
+    rows = {tuple(t) for t in out["evidence"]}
+    by_spouse = {o: s for s, p, o in rows if p.endswith("marriage.spouse")}
+    assert by_spouse["Eddie Fisher"] != by_spouse["Richard Burton"]  # told apart
+    assert {by_spouse["Eddie Fisher"], by_spouse["Richard Burton"]} == {
+        "<compound 1>",
+        "<compound 2>",
+    }
+    dates = {s: o for s, p, o in rows if p.endswith("marriage.from")}  # their other facts
+    assert dates[by_spouse["Richard Burton"]] == "1964-03-15"
+    assert dates[by_spouse["Eddie Fisher"]] == "1959-05-12"
+    assert f"({by_spouse['Richard Burton']}, people.marriage.from, 1964-03-15)" in prompts[-1]

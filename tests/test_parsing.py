@@ -105,3 +105,10 @@ def test_a_path_written_without_its_topic_keeps_every_relation() -> None:
         ["Tom Hanks", "English Language"],
     )
     assert two == {"Tom Hanks": [("acted in",)], "English Language": [("language", "films")]}
+
+
+def test_a_topic_given_with_its_id_is_named_by_its_name() -> None:
+    reply = 'Path: {"France [m.france]": ["France -> adjoins -> capital"]}'
+    assert parse_kg_paths(reply, ["France [m.france]"]) == {
+        "France [m.france]": [("adjoins", "capital")]
+    }

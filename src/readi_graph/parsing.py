@@ -115,13 +115,18 @@ def _topic_for(key: str | None, head: str, topics: Sequence[str]) -> str | None:
     return None
 
 
+_ID_SUFFIX = re.compile(r"\s*\[[^\[\]]*\]\s*$")  # the id of a topic given as "Name [id]"
+
+
 def names_entity(head: str, topic: str, key: str | None) -> bool:
     """Is the first element of a chain the topic entity (then it is no relation)? Only if it
     names it: the topic or the model's key for it, or a longer name that contains the topic
     ("Joel Zwick (director)"). `{"Joel Zwick": ["directed -> language"]}` keeps both
     relations."""
     h = normalize_name(head)
-    names = {n for n in (normalize_name(topic), normalize_name(key or "")) if n}
+    written = (topic, key or "")
+    bare = (_ID_SUFFIX.sub("", name) for name in written)  # "France [m.france]" is "France"
+    names = {n for n in map(normalize_name, (*written, *bare)) if n}
     return bool(h) and (h in names or any(len(n) >= 4 and n in h for n in names))
 
 

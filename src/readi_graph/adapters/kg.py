@@ -7,6 +7,7 @@ from typing import Any
 
 from readi_graph.adapters import Material, Record, no_evidence
 from readi_graph.adapters.render import (
+    compound_facts,
     diagnosis_text,
     earlier_text,
     labelled_triples,
@@ -228,6 +229,7 @@ class KGAdapter:
         chosen = state.get("best_instances") or state.get("instances") or []
         instances = [instance_from(r) for r in chosen]
         nodes, triples, notes = _evidence(instances)
+        triples = triples + compound_facts(self.kg, triples)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)
         shown = triples_text(evidence, ctx.evidence_cap)

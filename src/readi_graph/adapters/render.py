@@ -31,18 +31,49 @@ def earlier_text(d: Diagnosis) -> str:
 
 
 def labelled_triples(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[list[str]]:
-    """Triples as [subject, relation, object] display strings (labels, `<compound>`)."""
+    """Triples as [subject, relation, object] display strings. Compound nodes are numbered
+    (`<compound 1>`, `<compound 2>`) consistently across the triples, so the answer model can
+    tell two marriages of one person apart."""
     triples = list(triples)
     nodes: set[Term] = {t.subject for t in triples} | {t.object for t in triples}
     labels = kg.labels(nodes)
-    return [
-        [
-            kg.display(t.subject, labels.get(t.subject)),
-            kg.relation_name(t.predicate),
-            kg.display(t.object, labels.get(t.object)),
+    numbers: dict[Term, int] = {}
+
+    def show(term: Term) -> str:
+        label = labels.get(term)
+        if not label and kg.is_compound(term, label):
+            return f"<compound {numbers.setdefault(term, len(numbers) + 1)}>"
+        return kg.display(term, label)
+
+    return [[show(t.subject), kg.relation_name(t.predicate), show(t.object)] for t in triples]
+
+
+def compound_facts(
+    kg: KnowledgeGraph, triples: Sequence[Triple], per_node: int = 6
+) -> list[Triple]:
+    """The other facts of the compound nodes in `triples` (a marriage's dates, a statement's
+    qualifiers): edges to literals or named nodes, at most `per_node` each, not already shown.
+    Three queries (relations, edges, labels), whatever the number of compound nodes."""
+    nodes = sorted({t.subject for t in triples} | {t.object for t in triples})
+    labels = kg.labels(nodes)
+    compounds = [n for n in nodes if n.kind != "literal" and kg.is_compound(n, labels.get(n))]
+    if not compounds:
+        return []
+    around = kg.relations_by_node(compounds)
+    forward = sorted({r for pairs in around.values() for r, f in pairs if f})
+    backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
+    shown = set(triples)
+    edges = [e for e in kg.expand(compounds, forward, backward).edges if e.triple not in shown]
+    named = kg.labels({e.target for e in edges})
+    facts: list[Triple] = []
+    for node in compounds:
+        own = [
+            e.triple
+            for e in edges
+            if e.source == node and (e.target.kind == "literal" or named.get(e.target))
         ]
-        for t in triples
-    ]
+        facts += sorted(set(own))[:per_node]
+    return facts
 
 
 def triples_text(triples: Sequence[Sequence[str]], cap: int) -> str:
