@@ -90,15 +90,20 @@ class TableAdapter:
                 for h, values in plan.get("constraints", {}).items()
                 if bound.get(h) and (c := self.table.column(h)) is not None
             ]
-            rows: list[tuple[int, list[str]]] = []
-            for how in MATCHES if where else ():
-                rows = self.table.rows(columns, [(c, v, how) for c, v in where])
-                if rows:
-                    instance["match"] = how
-                    break
+            rows, how = self._select(columns, where)
+            if where and not rows:
+                # A constraint that matches no row on its own is dropped (and said so); the
+                # others still filter. Only if that leaves nothing are all rows used.
+                kept = [(c, v) for c, v in where if self.table.rows([c], [(c, v, "fuzzy")], 1)]
+                instance["dropped"] = {c.header: list(v) for c, v in where if (c, v) not in kept}
+                if kept and len(kept) < len(where):
+                    rows, how = self._select(columns, kept)
+                    where = kept
             if not rows:
                 instance["fallback"] = bool(where)  # constraints matched nothing: all rows
-                rows = self.table.rows(columns)
+                rows, how, where = self.table.rows(columns), None, []
+            instance["match"] = how
+            instance["where"] = [[c.header, list(v), how] for c, v in where]
             instance["total"] = len(rows)
             instance["rows"] = [[r, values] for r, values in rows[:ROW_CAP]]
         source = f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
@@ -111,6 +116,16 @@ class TableAdapter:
             "fallback": instance["fallback"],
         }
         return [instance], [attempt]
+
+    def _select(
+        self, columns: list[Any], where: list[tuple[Any, Any]]
+    ) -> tuple[list[tuple[int, list[str]]], Match | None]:
+        """Rows matching every constraint, trying exact, then normalized, then fuzzy."""
+        for how in MATCHES if where else ():
+            rows = self.table.rows(columns, [(c, v, how) for c, v in where])
+            if rows:
+                return rows, how
+        return [], None
 
     def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
         return current  # a table plan that reads its columns is complete: nothing to compare
@@ -182,11 +197,19 @@ class TableAdapter:
         note = (
             " (no row matched the constraints: all rows used)" if instance.get("fallback") else ""
         )
-        notes = []
+        notes = [
+            f"The constraint {json.dumps({h: v}, ensure_ascii=False)} matched no row and was "
+            "dropped; the other constraints still filter."
+            for h, v in (instance.get("dropped") or {}).items()
+            if not instance.get("fallback")
+        ]
         if instance.get("fallback"):
             notes.append("No row matched the constraints; all rows are shown.")
         if instance["total"] > ctx.evidence_cap:
-            notes.append(f"{instance['total'] - ctx.evidence_cap} more rows are not shown.")
+            notes.append(
+                f"{instance['total']} rows were selected and {ctx.evidence_cap} are shown; "
+                "totals over all selected rows: " + self._totals(instance)
+            )
         source = "the table rows below (the columns chosen for it)"
         return Material(
             evidence=[headers, *[list(values) for _, values in rows]],
@@ -200,6 +223,21 @@ class TableAdapter:
             known={normalize_name(v) for _, values in rows for v in values},
             path=[plan_text(plan) + note],
         )
+
+    def _totals(self, instance: Record) -> str:
+        """count/sum/min/max of the numeric columns over every selected row (DuckDB)."""
+        columns = [c for h in instance["headers"] if (c := self.table.column(h)) is not None]
+        where = [
+            (c, values, how)
+            for h, values, how in instance.get("where") or []
+            if how and (c := self.table.column(h)) is not None
+        ]
+        found = self.table.aggregates(columns, where)
+        parts = [
+            f"{h}: count {a['count']}, sum {a['sum']:g}, min {a['min']:g}, max {a['max']:g}"
+            for h, a in found.items()
+        ]
+        return "; ".join(parts) or "no numeric column"
 
     def parse_answer(self, text: str) -> list[str] | None:
         return parse_list_answer(text)

@@ -204,22 +204,54 @@ class Table:
         limit: int | None = None,
     ) -> list[tuple[int, list[str]]]:
         """(row number, values) of the rows matching every `where` (any of its values)."""
-        clauses, params = [], []
-        for column, values, how in where:
-            if how == "exact":
-                test = f"{column.ident} = ?"
-            elif how == "normalized":
-                test = f"norm({column.ident}) = norm(?)"
-            else:
-                test = (
-                    f"jaro_winkler_similarity(norm({column.ident}), norm(?)) >= {FUZZY_THRESHOLD}"
-                )
-            clauses.append("(" + " OR ".join(test for _ in values) + ")")
-            params += list(values)
-        sql = f"SELECT r, {', '.join(c.ident for c in columns) or 'NULL'} FROM t"
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
+        condition, params = _where_sql(where)
+        sql = f"SELECT r, {', '.join(c.ident for c in columns) or 'NULL'} FROM t{condition}"
         sql += " ORDER BY r"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [(int(r[0]), [v or "" for v in r[1:]]) for r in self._query(sql, params)]
+
+    def aggregates(
+        self,
+        columns: Sequence[Column],
+        where: Sequence[tuple[Column, Sequence[str], Match]] = (),
+    ) -> dict[str, dict[str, float | int]]:
+        """count / sum / min / max of each numeric column over the rows matching `where`,
+        computed by DuckDB (cells are text: thousands separators, currency signs and `%` are
+        stripped before the cast). A column counts as numeric when at least 80% of its
+        non-empty selected cells are numbers. Values reach DuckDB only as parameters."""
+        condition, params = _where_sql(where)
+        out: dict[str, dict[str, float | int]] = {}
+        for column in columns:
+            number = f"TRY_CAST(regexp_replace({column.ident}, '[,$€£%\\s]', '', 'g') AS DOUBLE)"
+            found = self._query(
+                f"SELECT count(*) FILTER (WHERE nullif(trim({column.ident}), '') IS NOT NULL), "
+                f"count({number}), sum({number}), min({number}), max({number}) FROM t{condition}",
+                params,
+            )
+            filled, numeric, total, low, high = found[0]
+            if numeric and numeric >= 0.8 * filled:
+                out[column.header] = {
+                    "count": int(numeric),
+                    "sum": float(total),
+                    "min": float(low),
+                    "max": float(high),
+                }
+        return out
+
+
+def _where_sql(
+    where: Sequence[tuple[Column, Sequence[str], Match]],
+) -> tuple[str, list[str]]:
+    """` WHERE ...` with a `?` per value (values are parameters, never SQL), or ''."""
+    clauses, params = [], []
+    for column, values, how in where:
+        if how == "exact":
+            test = f"{column.ident} = ?"
+        elif how == "normalized":
+            test = f"norm({column.ident}) = norm(?)"
+        else:
+            test = f"jaro_winkler_similarity(norm({column.ident}), norm(?)) >= {FUZZY_THRESHOLD}"
+        clauses.append("(" + " OR ".join(test for _ in values) + ")")
+        params += list(values)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
