@@ -123,11 +123,17 @@ def names_entity(head: str, topic: str, key: str | None) -> bool:
     names it: the topic or the model's key for it, or a longer name that contains the topic
     ("Joel Zwick (director)"). `{"Joel Zwick": ["directed -> language"]}` keeps both
     relations."""
-    h = normalize_name(head)
+    h = _loose(head)
     written = (topic, key or "")
     bare = (_ID_SUFFIX.sub("", name) for name in written)  # "France [m.france]" is "France"
-    names = {n for n in map(normalize_name, (*written, *bare)) if n}
+    names = {n for n in map(_loose, (*written, *bare)) if n}
     return bool(h) and (h in names or any(len(n) >= 4 and n in h for n in names))
+
+
+def _loose(name: str) -> str:
+    """A name up to case, accents and punctuation: "The D.I." as a chain's head may come
+    back as "The D.I" (a sentence's full stop), "Robert Downey Jr." as "Robert Downey Jr"."""
+    return " ".join(re.sub(r"[^\w\s]", " ", normalize_name(name)).split())
 
 
 def parse_kg_paths(
