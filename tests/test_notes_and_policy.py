@@ -144,3 +144,40 @@ def test_two_marriages_are_two_numbered_compounds_with_their_own_dates() -> None
     assert dates[by_spouse["Richard Burton"]] == "1964-03-15"
     assert dates[by_spouse["Eddie Fisher"]] == "1959-05-12"
     assert f"({by_spouse['Richard Burton']}, people.marriage.from, 1964-03-15)" in prompts[-1]
+
+
+def test_a_cut_keeps_whole_chains_the_most_relevant_first() -> None:
+    from readi_graph.adapters.render import by_relevance
+
+    rows = [
+        ["Zwick", "directed", "Fat Albert"], ["Fat Albert", "in_language", "English"],
+        ["Zwick", "directed", "Greek Wedding"], ["Greek Wedding", "in_language", "Greek"],
+        ["Zwick", "directed", "Second Wedding"], ["Second Wedding", "in_language", "Greek"],
+    ]  # fmt: skip
+    # chains link through shared nodes but not through the topic: {0, 1} and {2, 3, 4, 5}
+    greek = by_relevance("which Greek films did Zwick direct", rows, 5, ["Zwick"])
+    assert greek == rows[2:]  # the relevant chain whole; Fat Albert's would pass the cap
+    assert by_relevance("which films are in English", rows, 2, ["Zwick"]) == rows[:2]
+    assert sorted(map(tuple, by_relevance("x", rows, 6, ["Zwick"]))) == sorted(map(tuple, rows))
+
+
+def test_the_prompt_shows_whole_chains_when_evidence_is_cut() -> None:
+    kg = KnowledgeGraph(load_ntriples("".join(
+        f'<{EX}{film}> <{EX}directed_by> <{EX}zwick> .\n<{EX}{film}> <{EX}in_language> <{EX}{lang}> .\n'
+        f'<{EX}{film}> <{LABEL}> "{film}" .\n<{EX}{lang}> <{LABEL}> "{lang}" .\n'
+        for film, lang in (("Fat_Albert", "English"), ("Greek_Wedding", "Greek"), ("Elsa", "German"))
+    ) + f'<{EX}zwick> <{LABEL}> "Joel Zwick" .\n'))  # fmt: skip
+    prompts: list[str] = []
+    model = _model({"Joel Zwick": ["Joel Zwick -> directed_by -> in_language"]}, prompts)
+    out = build_graph(kg, model).invoke(
+        {"question": "which Greek films did Joel Zwick direct", "topic_entities": ["Joel Zwick"]},
+        context=ReadiContext(evidence_cap=3),
+    )
+    shown = [line for line in prompts[-1].split("Knowledge Triples:\n")[-1].splitlines()
+             if line.startswith("(")]  # fmt: skip
+    assert len(out["evidence"]) == 6 and len(shown) == 2  # one whole chain, not 1.5
+    assert shown == [
+        "(Greek_Wedding, directed_by, Joel Zwick)",
+        "(Greek_Wedding, in_language, Greek)",
+    ]
+    assert any("4 more triples are not shown (whole chains" in n for n in out["notes"])

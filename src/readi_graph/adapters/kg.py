@@ -7,6 +7,7 @@ from typing import Any
 
 from readi_graph.adapters import Material, Record, no_evidence
 from readi_graph.adapters.render import (
+    by_relevance,
     compound_facts,
     diagnosis_text,
     earlier_text,
@@ -232,12 +233,17 @@ class KGAdapter:
         triples = triples + compound_facts(self.kg, triples)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)
-        shown = triples_text(evidence, ctx.evidence_cap)
-        if any(h.capped or h.truncated for i in instances for h in i.hops):
-            cap = self.kg.settings.frontier_cap
-            notes.append(f"The walk kept {cap} nodes per step; more exist and are not shown.")
-        if len(evidence) > ctx.evidence_cap:
-            notes.append(f"{len(evidence) - ctx.evidence_cap} more triples are not shown.")
+        rows: list[Any] = list(evidence)
+        if len(rows) > ctx.evidence_cap:  # cut whole chains, the most relevant kept
+            topics = list(state.get("topic_entities") or [])
+            rows = by_relevance(state.get("question") or "", evidence, ctx.evidence_cap, topics)
+        shown = triples_text(rows, len(rows))
+        if len(evidence) > len(rows):
+            left = len(evidence) - len(rows)
+            notes.append(
+                f"{left} more triples are not shown (whole chains were kept, the most relevant "
+                "to the question first)."
+            )
         for topic in state.get("topic_entities") or []:
             notes += ambiguity_notes(self.kg, self.kg.resolve(topic))
         source = "the knowledge triples (subject, relation, object) below"

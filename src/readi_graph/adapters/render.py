@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from readi_graph.diagnosis import CandidateRelation, Diagnosis
 from readi_graph.envs.base import Term, Triple
 from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.retrieval import words
 
 
 def path_line(topic: str, relations: Sequence[str]) -> str:
@@ -81,3 +82,46 @@ def triples_text(triples: Sequence[Sequence[str]], cap: int) -> str:
     if len(triples) > cap:
         lines.append(f"({len(triples) - cap} more triples not shown)")
     return "\n".join(lines) or "(none)"
+
+
+def by_relevance(
+    question: str, rows: Sequence[Sequence[str]], cap: int, anchors: Iterable[str] = ()
+) -> list[Sequence[str]]:
+    """At most `cap` rows for the prompt, whole chains at a time, most relevant first.
+
+    A chain is the rows linked by a shared node other than the `anchors` (the topic
+    entities, which every chain starts from). Chains are taken in order of their best row's
+    word overlap with the question; one that would pass the cap is left out whole (unless
+    nothing was kept yet), so the model never sees half a walk."""
+    asked = set(words(question))
+    skip = {a.casefold() for a in anchors}
+    by_node: dict[str, list[int]] = {}
+    for i, (subject, _, obj) in enumerate(rows):
+        for node in (subject, obj):
+            if node.casefold() not in skip:
+                by_node.setdefault(node, []).append(i)
+
+    def score(i: int) -> int:
+        return len(asked & set(words(" ".join(rows[i]))))
+
+    seen: set[int] = set()
+    kept: list[Sequence[str]] = []
+    for seed in sorted(range(len(rows)), key=lambda i: (-score(i), i)):
+        if seed in seen:
+            continue
+        chain, todo = [], [seed]
+        seen.add(seed)
+        while todo:
+            i = todo.pop()
+            chain.append(i)
+            for node in (rows[i][0], rows[i][2]):
+                for j in by_node.get(node, []):
+                    if j not in seen:
+                        seen.add(j)
+                        todo.append(j)
+        if kept and len(kept) + len(chain) > cap:
+            continue
+        kept += [rows[i] for i in sorted(chain)]
+        if len(kept) >= cap:
+            break
+    return kept[:cap]
