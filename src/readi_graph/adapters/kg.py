@@ -238,6 +238,9 @@ class KGAdapter:
             topics = list(state.get("topic_entities") or [])
             rows = by_relevance(state.get("question") or "", evidence, ctx.evidence_cap, topics)
         shown = triples_text(rows, len(rows))
+        if any(h.capped or h.truncated for i in instances for h in i.hops):
+            cap = self.kg.settings.frontier_cap
+            notes.append(f"The walk kept {cap} nodes per step; more exist and are not shown.")
         if len(evidence) > len(rows):
             left = len(evidence) - len(rows)
             notes.append(
