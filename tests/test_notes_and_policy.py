@@ -181,3 +181,26 @@ def test_the_prompt_shows_whole_chains_when_evidence_is_cut() -> None:
         "(Greek_Wedding, in_language, Greek)",
     ]
     assert any("4 more triples are not shown (whole chains" in n for n in out["notes"])
+
+
+def test_the_frontier_cap_keeps_the_nodes_other_constraints_reached() -> None:
+    """Ann likes five things, Bob one of them; with a cap of 2 nodes per step Ann's walk kept
+    two others and the question 'what do both like' met nothing."""
+    from readi_graph.envs.kg import KGSettings
+
+    text = f'<{EX}ann> <{LABEL}> "Ann" .\n<{EX}bob> <{LABEL}> "Bob" .\n'
+    text += "".join(
+        f'<{EX}ann> <{EX}likes> <{EX}x{i}> .\n<{EX}x{i}> <{LABEL}> "thing {i}" .\n'
+        for i in range(1, 6)
+    )
+    text += f"<{EX}bob> <{EX}likes> <{EX}x5> .\n"
+    kg = KnowledgeGraph(load_ntriples(text), KGSettings(frontier_cap=2))
+    prompts: list[str] = []
+    model = _model({"Ann": ["Ann -> likes"], "Bob": ["Bob -> likes"]}, prompts)
+    out = build_graph(kg, model).invoke(
+        {"question": "what do Ann and Bob both like?", "topic_entities": ["Ann", "Bob"]}
+    )
+    assert not any("share no answer" in n for n in out["notes"])
+    assert ["Ann", "likes", "thing 5"] in out["evidence"]
+    assert {o for s, _, o in out["evidence"]} == {"thing 5"}
+    assert any("kept 2 nodes per step" in n for n in out["notes"])  # the cap is still said

@@ -138,8 +138,14 @@ def connect(
     start: Resolution | None = None,
     *,
     question: str | None = None,
+    prefer: Sequence[Term] = (),
 ) -> Instance:
-    """Walk `path` from its topic entity, one query per hop, until done or stuck."""
+    """Walk `path` from its topic entity, one query per hop, until done or stuck.
+
+    `prefer`: the ends other constraints of the question reached. When the last hop passes
+    the frontier cap, the nodes that can still meet them (same answer) are kept first, so
+    the cap does not throw away the intersection."""
+    wanted = {t.answer_key() for t in prefer}
     start = start or kg.resolve(path.topic)
     instance = Instance(path, start, frontier=start.nodes)
     if not start.found:
@@ -168,10 +174,12 @@ def connect(
             return instance
         reached = sorted({e.target for e in expansion.edges})
         hop.reached = len(reached)
+        if len(reached) > cap and wanted and position == len(path.relations) - 1:
+            reached.sort(key=lambda t: (t.answer_key() not in wanted, t))
         if len(reached) > cap:
             hop.capped = True
-            kept = set(reached[:cap])
-            reached = reached[:cap]
+            reached = sorted(reached[:cap])
+            kept = set(reached)
             hop.edges = [e for e in expansion.edges if e.target in kept]
         else:
             hop.edges = expansion.edges

@@ -23,7 +23,7 @@ from readi_graph.envs.names import normalize_name
 from readi_graph.envs.topics import ambiguity_notes
 from readi_graph.instantiation import Hop, Instance, bind, connect, merge
 from readi_graph.parsing import parse_answer, parse_kg_paths
-from readi_graph.paths import KGPath
+from readi_graph.paths import Binding, KGPath
 from readi_graph.prompts import instruction, notes_text
 from readi_graph.records import (
     candidate_from,
@@ -151,41 +151,53 @@ class KGAdapter:
     def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:
         """Each topic's alternatives in order; the first that works is kept (no LLM cost)."""
         source = f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
-        chosen: list[Record] = []
         attempts: list[Record] = []
         bindings: dict[str, Any] = state.get("bindings") or {}
+        question = state.get("question")
+        best: dict[str, tuple[Instance, list[Binding]]] = {}
         for topic, alternatives in (state.get("plan") or {}).items():
             start = self.kg.resolve(topic)
-            best: Instance | None = None
             for relations, bound in zip(alternatives, bindings.get(topic, []), strict=True):
                 path = KGPath(topic, tuple(relations))
                 candidates = [tuple(candidate_from(c) for c in b) for b in bound]
-                instance = connect(self.kg, path, candidates, start, question=state.get("question"))
-                attempts.append(
-                    {
-                        "source": source,
-                        "path": path_line(topic, relations),
-                        "complete": instance.complete,
-                        "depth": instance.depth,
-                        "failed_at": instance.failed_at,
-                        # the walk hit the frontier cap or the row limit: answers may be missing
-                        "capped": any(h.capped or h.truncated for h in instance.hops),
-                        # steps bound among the relations around the frontier (none of the
-                        # top-k connected there): see instantiation.bind_locally
-                        "local": [i for i, h in enumerate(instance.hops) if h.local],
-                        # complete, but every end is a compound node (the paper's Table 8)
-                        "compound_end": _rank(self.kg, instance)[0] == 1,
-                        "topic_found": start.found,
-                        "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
-                    }
-                )
-                if best is None or _rank(self.kg, instance) > _rank(self.kg, best):
-                    best = instance
-                if _rank(self.kg, best)[0] == 2:
+                instance = connect(self.kg, path, candidates, start, question=question)
+                attempts.append(self._attempt(source, instance))
+                if topic not in best or _rank(self.kg, instance) > _rank(self.kg, best[topic][0]):
+                    best[topic] = (instance, candidates)
+                if _rank(self.kg, best[topic][0])[0] == 2:
                     break
-            if best is not None:
-                chosen.append(instance_record(best))
-        return chosen, attempts
+        # A constraint whose last hop hit the frontier cap walks again, keeping first the nodes
+        # the other constraints reached, so the cap does not throw the intersection away.
+        for topic, (instance, candidates) in best.items():
+            others = [
+                t for name, (i, _) in best.items() if name != topic and i.complete
+                for t in i.frontier
+            ]  # fmt: skip
+            if others and instance.complete and instance.hops[-1].capped:
+                again = connect(
+                    self.kg, instance.path, candidates, instance.start, question=question,
+                    prefer=others,
+                )  # fmt: skip
+                best[topic] = (again, candidates)
+        return [instance_record(i) for i, _ in best.values()], attempts
+
+    def _attempt(self, source: str, instance: Instance) -> Record:
+        return {
+            "source": source,
+            "path": path_line(instance.path.topic, instance.path.relations),
+            "complete": instance.complete,
+            "depth": instance.depth,
+            "failed_at": instance.failed_at,
+            # the walk hit the frontier cap or the row limit: answers may be missing
+            "capped": any(h.capped or h.truncated for h in instance.hops),
+            # steps bound among the relations around the frontier (none of the top-k
+            # connected there): see instantiation.bind_locally
+            "local": [i for i, h in enumerate(instance.hops) if h.local],
+            # complete, but every end is a compound node (the paper's Table 8)
+            "compound_end": _rank(self.kg, instance)[0] == 1,
+            "topic_found": instance.start.found,
+            "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
+        }
 
     def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
         """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
