@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any, TypedDict
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.graph import END, START, StateGraph
 
 from readi_graph.demo import demo_kg
 from readi_graph.envs.table import Table
@@ -16,6 +18,13 @@ from readi_graph.tool import as_tool
 from fakes import path, routed, scripted
 
 ZWICK = "which languages are the films directed by Joel Zwick in"
+
+
+class Parent(TypedDict, total=False):
+    """A larger agent's state: the ReAct agent's messages, and what it makes of them."""
+
+    messages: list[Any]
+    summary: str
 
 
 def _readi_tool() -> object:
@@ -66,3 +75,29 @@ def test_a_table_tool_takes_only_the_question(tmp_path: object) -> None:
     assert set(tool.args) == {"question"}  # type: ignore[attr-defined]
     out = json.loads(tool.invoke({"question": "last year in the USL A-League?"}))  # type: ignore[attr-defined]
     assert out["answers"] == ["2002"] and out["grounded"] is True
+
+
+def test_the_agent_with_the_readi_tool_runs_as_a_subgraph() -> None:
+    call = {
+        "name": "readi_kg_qa",
+        "args": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
+        "id": "c2",
+    }
+    agent_model = scripted("")
+    agent_model.messages = iter([AIMessage("", tool_calls=[call]), AIMessage("Greek.")])
+    agent = create_agent(agent_model, [_readi_tool()])
+
+    def summarize(state: Parent) -> dict[str, str]:
+        tool_results = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+        return {
+            "summary": f"{len(tool_results)} tool call(s); final: {state['messages'][-1].content}"
+        }
+
+    parent = StateGraph(Parent)
+    parent.add_node("agent", agent)
+    parent.add_node("summarize", summarize)
+    parent.add_edge(START, "agent")
+    parent.add_edge("agent", "summarize")
+    parent.add_edge("summarize", END)
+    out = parent.compile().invoke({"messages": [HumanMessage(ZWICK)]})
+    assert out["summary"] == "1 tool call(s); final: Greek."
