@@ -56,3 +56,34 @@ def test_fidelis_scores_a_bounded_part_of_a_hub(hub: KnowledgeGraph) -> None:
     step = result["attempts"][0]
     assert step["capped"] is True and step["candidates"] <= 10  # top_m
     assert result["path"] == ["Hub -> born_in -> Town"]  # the right edge survived the cut
+
+
+def test_a_hub_hop_reads_a_bounded_number_of_rows_and_keeps_the_uncapped_querys_first(
+    hub: KnowledgeGraph,
+) -> None:
+    """The cap is inside the query: the hop reads `rows_per_relation` + 1 rows of the 100,000,
+    and keeps the nodes an uncapped query gives first (same store order), then the cap."""
+    from readi_graph.envs.base import Term
+    from readi_graph.instantiation import connect
+    from readi_graph.paths import Candidate, KGPath
+
+    sizes: list[int] = []
+    select = hub.backend.select
+
+    def counted(query: str) -> list[dict[str, Term]]:
+        rows = select(query)
+        sizes.append(len(rows))
+        return rows
+
+    hub.backend.select = counted  # type: ignore[method-assign]
+    try:
+        walk = connect(hub, KGPath("Hub", ("links",)), [(Candidate(EX + "links", "forward"),)])
+    finally:
+        del hub.backend.select
+    per = hub.settings.rows_per_relation
+    assert max(sizes) == per + 1 < EDGES  # the extra row only says that more exist
+    hop = walk.hops[0]
+    assert hop.truncated and hop.capped and len(walk.frontier) == hub.settings.frontier_cap
+    uncapped = hub.backend.select(f"SELECT ?y WHERE {{ <{EX}hub> <{EX}links> ?y }}")
+    first = sorted({r["y"] for r in uncapped[:per]})[: hub.settings.frontier_cap]
+    assert list(walk.frontier) == first

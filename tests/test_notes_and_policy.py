@@ -204,3 +204,30 @@ def test_the_frontier_cap_keeps_the_nodes_other_constraints_reached() -> None:
     assert ["Ann", "likes", "thing 5"] in out["evidence"]
     assert {o for s, _, o in out["evidence"]} == {"thing 5"}
     assert any("kept 2 nodes per step" in n for n in out["notes"])  # the cap is still said
+
+
+def test_a_read_capped_in_the_query_still_finds_what_other_constraints_reached() -> None:
+    """With one row read per relation, Ann's walk sees one liked thing, the store's first; the
+    one Bob likes is another, and is looked for on purpose (one more query)."""
+    from readi_graph.envs.base import Term
+    from readi_graph.envs.kg import KGSettings
+
+    ann = f'<{EX}ann> <{LABEL}> "Ann" .\n<{EX}bob> <{LABEL}> "Bob" .\n'
+    ann += "".join(
+        f'<{EX}ann> <{EX}likes> <{EX}x{i}> .\n<{EX}x{i}> <{LABEL}> "thing {i}" .\n'
+        for i in range(1, 6)
+    )
+    settings = KGSettings(frontier_cap=2, rows_per_relation=1)
+    first = KnowledgeGraph(load_ntriples(ann), settings).expand(
+        [Term.iri(EX + "ann")], [EX + "likes"], []
+    )
+    assert first.truncated and len(first.edges) == 1
+    other = next(i for i in range(1, 6) if Term.iri(f"{EX}x{i}") != first.edges[0].target)
+    kg = KnowledgeGraph(load_ntriples(ann + f"<{EX}bob> <{EX}likes> <{EX}x{other}> .\n"), settings)
+    prompts: list[str] = []
+    model = _model({"Ann": ["Ann -> likes"], "Bob": ["Bob -> likes"]}, prompts)
+    out = build_graph(kg, model).invoke(
+        {"question": "what do Ann and Bob both like?", "topic_entities": ["Ann", "Bob"]}
+    )
+    assert {o for s, _, o in out["evidence"]} == {f"thing {other}"}
+    assert not any("share no answer" in n for n in out["notes"])

@@ -131,6 +131,24 @@ def bind_locally(
     return tuple(Candidate(p, "both", score) for p, score in ranked[:k])
 
 
+def _with_preferred(
+    kg: KnowledgeGraph,
+    frontier: Sequence[Term],
+    candidates: Binding,
+    prefer: Sequence[Term],
+    expansion: Expansion,
+) -> Expansion:
+    """`expansion` plus the edges from `frontier` that end on a `prefer` node (one query)."""
+    extra = kg.expand(
+        frontier,
+        [c.relation for c in candidates if c.forward],
+        [c.relation for c in candidates if c.backward],
+        targets=prefer,
+    )
+    edges = sorted(set(expansion.edges) | set(extra.edges))
+    return Expansion(edges, expansion.truncated or extra.truncated)
+
+
 def connect(
     kg: KnowledgeGraph,
     path: KGPath,
@@ -172,9 +190,14 @@ def connect(
         if not expansion.edges:
             instance.failed_at = position
             return instance
+        last = position == len(path.relations) - 1
+        if prefer and last and expansion.truncated:
+            # Only the store's first rows were read: look for the preferred ends as well.
+            more = _with_preferred(kg, instance.frontier, hop.candidates, prefer, expansion)
+            expansion = _without_return(more, start, kg)
         reached = sorted({e.target for e in expansion.edges})
         hop.reached = len(reached)
-        if len(reached) > cap and wanted and position == len(path.relations) - 1:
+        if len(reached) > cap and wanted and last:
             reached.sort(key=lambda t: (t.answer_key() not in wanted, t))
         if len(reached) > cap:
             hop.capped = True

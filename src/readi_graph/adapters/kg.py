@@ -166,14 +166,15 @@ class KGAdapter:
                     best[topic] = (instance, candidates)
                 if _rank(self.kg, best[topic][0])[0] == 2:
                     break
-        # A constraint whose last hop hit the frontier cap walks again, keeping first the nodes
-        # the other constraints reached, so the cap does not throw the intersection away.
+        # A constraint whose last hop hit a cap walks again, keeping first the nodes the other
+        # constraints reached, so the cap does not throw the intersection away.
         for topic, (instance, candidates) in best.items():
             others = [
                 t for name, (i, _) in best.items() if name != topic and i.complete
                 for t in i.frontier
             ]  # fmt: skip
-            if others and instance.complete and instance.hops[-1].capped:
+            last = instance.hops[-1] if instance.hops else None
+            if others and instance.complete and last and (last.capped or last.truncated):
                 again = connect(
                     self.kg, instance.path, candidates, instance.start, question=question,
                     prefer=others,

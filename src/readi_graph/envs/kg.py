@@ -3,7 +3,7 @@
 It owns a backend (embedded pyoxigraph, live rdflib, or a remote SPARQL endpoint) and offers
 the few set-at-a-time operations instantiation needs: resolve a topic entity, expand a whole
 frontier over a set of relations in one query, fetch labels in one query, list the relations
-around stuck nodes. Every query goes through `_select`/`_ask`, which count them per question.
+around stuck nodes. The bounded reads themselves live in `kg_reads.KGReads`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from readi_graph.envs.kg_local import (
     load_metaqa,
     rdflib_to_oxigraph,
 )
+from readi_graph.envs.kg_reads import KGReads
 from readi_graph.envs.kg_settings import (
     FOAF_NAME,
     FREEBASE_NS,
@@ -32,14 +33,7 @@ from readi_graph.envs.kg_settings import (
     KGSettings,
     as_settings,
 )
-from readi_graph.envs.kg_types import (
-    Backend,
-    Edge,
-    Expansion,
-    QueryCount,
-    _counter,
-    count_queries,
-)
+from readi_graph.envs.kg_types import Backend, Edge, Expansion, QueryCount, count_queries
 from readi_graph.envs.names import Names, Resolution
 from readi_graph.envs.schema import RelationSchema
 from readi_graph.retrieval import RelationIndex, local_name
@@ -63,7 +57,7 @@ __all__ = [
 ]
 
 
-class KnowledgeGraph:
+class KnowledgeGraph(KGReads):
     """A knowledge graph Readi can instantiate reasoning paths on."""
 
     def __init__(
@@ -145,29 +139,6 @@ class KnowledgeGraph:
             backend, settings, relations=relations, name=url, scan_labels=False, schema=schema
         )
 
-    # --- queries ---------------------------------------------------------------------------
-    def _count(self) -> None:
-        counter = _counter.get()
-        if counter is not None:
-            counter.n += 1
-        with self._lock:
-            self.queries_total += 1
-
-    def _select(self, query: str) -> list[dict[str, Term]]:
-        self._count()
-        return self.backend.select(query)
-
-    def _ask(self, query: str) -> bool:
-        self._count()
-        return self.backend.ask(query)
-
-    def _walkable(self, relation: str) -> bool:
-        return sparql.is_safe_iri(relation) and not self.is_hidden(relation)
-
-    def is_hidden(self, relation: str) -> bool:
-        s = self.settings
-        return relation in s.name_predicates or relation.startswith(s.hidden_relations)
-
     # --- relations -------------------------------------------------------------------------
     def relations(self) -> tuple[str, ...]:
         """Every walkable relation of the KG (listed once, then cached)."""
@@ -242,53 +213,3 @@ class KnowledgeGraph:
         reports it to the LLM.
         """
         return self.names.resolve(name)
-
-    # --- set-at-a-time walking --------------------------------------------------------------
-    def expand(
-        self, nodes: Sequence[Term], forward: Sequence[str], backward: Sequence[str]
-    ) -> Expansion:
-        """All edges from `nodes` over `forward` relations and, reversed, `backward` ones.
-
-        One query per `chunk_size` nodes (one per hop up to the frontier cap), never one per
-        node. Relations that are hidden or unsafe are dropped here, never sent.
-        """
-        fwd = [p for p in dict.fromkeys(forward) if sparql.is_safe_iri(p) and not self.is_hidden(p)]
-        bwd = [
-            p for p in dict.fromkeys(backward) if sparql.is_safe_iri(p) and not self.is_hidden(p)
-        ]
-        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
-        if not queryable or not (fwd or bwd):
-            return Expansion([])
-        limit = self.settings.row_limit
-        edges: set[Edge] = set()
-        truncated = False
-        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
-            rows = self._select(sparql.expand_query(chunk, fwd, bwd, limit + 1))
-            if len(rows) > limit:
-                truncated, rows = True, rows[:limit]
-            for r in rows:
-                if {"x", "p", "y", "dir"} <= r.keys():
-                    edges.add(Edge(r["x"], r["p"].value, r["y"], r["dir"].value == "f"))
-        return Expansion(sorted(edges), truncated)
-
-    def relations_around(self, nodes: Sequence[Term], limit: int = 2000) -> list[tuple[str, bool]]:
-        """(relation, forward) pairs touching any of `nodes`: what the LLM could walk instead."""
-        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
-        found: set[tuple[str, bool]] = set()
-        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
-            for r in self._select(sparql.around_query(chunk, limit)):
-                if "p" in r and "dir" in r and not self.is_hidden(r["p"].value):
-                    found.add((r["p"].value, r["dir"].value == "f"))
-        return sorted(found)
-
-    def relations_by_node(
-        self, nodes: Sequence[Term], limit: int = 20_000
-    ) -> dict[Term, list[tuple[str, bool]]]:
-        """(relation, forward) pairs touching each node: one query per chunk, not per node."""
-        queryable = [n for n in dict.fromkeys(nodes) if n.kind != "bnode"]
-        found: dict[Term, set[tuple[str, bool]]] = {n: set() for n in queryable}
-        for chunk in sparql.chunked(queryable, self.settings.chunk_size):
-            for r in self._select(sparql.around_query(chunk, limit, per_node=True)):
-                if {"x", "p", "dir"} <= r.keys() and not self.is_hidden(r["p"].value):
-                    found.setdefault(r["x"], set()).add((r["p"].value, r["dir"].value == "f"))
-        return {n: sorted(pairs) for n, pairs in found.items()}

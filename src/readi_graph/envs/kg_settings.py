@@ -76,7 +76,11 @@ class KGSettings:
     revisit_topic: bool = False
     frontier_cap: int = 200  # distinct nodes kept per hop (the paper's queue threshold)
     chunk_size: int = 200  # frontier nodes per VALUES block: one query per hop up to the cap
-    row_limit: int = 50_000  # rows read per expansion query; more is reported as truncated
+    # Rows read per relation and direction in one hop, capped inside the query: a hub's
+    # million edges are never sent. More is reported as truncated (the first rows in the
+    # store's index order are kept, then the frontier cap applies).
+    rows_per_relation: int = 4_000
+    row_limit: int = 50_000  # rows read per query, all relations together; more: truncated
     label_chunk: int = 1000
     max_entity_matches: int = 10
 

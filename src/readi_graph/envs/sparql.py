@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from readi_graph.envs.base import Term, UnsafeQueryInput
@@ -115,34 +116,73 @@ def union(branches: Iterable[str]) -> str:
     return " UNION ".join(f"{{ {b} }}" for b in branches)
 
 
+@dataclass(frozen=True)
+class Branch:
+    """One relation in one direction from some nodes: a UNION branch of a read.
+
+    `limit` caps the rows this branch alone returns, inside the query, so a hub's million
+    edges are never sent (None: all rows). `targets`, when given, keeps only edges that end
+    on those nodes (does any of them lie one hop away?)."""
+
+    nodes: tuple[Term, ...]
+    relation: str
+    forward: bool
+    limit: int | None = None
+    targets: tuple[Term, ...] = ()
+
+
+def read_query(branches: Sequence[Branch], limit: int) -> str:
+    """One query for many branches; rows are `?x ?p ?y ?dir`.
+
+    `?x` is the node read from, `?y` the next node, `?dir` is "f" when the stored triple is
+    `x p y` and "b" when it is `y p x`. Each relation is a constant in its own branch: with
+    `VALUES ?p` instead, pyoxigraph scans every triple (measured 100x slower), while a constant
+    predicate lets any store use its index per node. A capped branch is a sub-select with its
+    own LIMIT and no ORDER BY (sorting a hub's neighbours costs seconds), so the rows kept are
+    the first ones in the store's index order.
+    """
+    if not branches:
+        raise ValueError("read_query needs at least one branch")
+    parts = []
+    for b in branches:
+        p = iri_ref(b.relation)
+        inner = values("x", (sparql_term(n) for n in b.nodes))
+        if b.targets:
+            inner += " " + values("y", (sparql_term(t) for t in b.targets))
+        inner += f" ?x {p} ?y ." if b.forward else f" ?y {p} ?x ."
+        if b.limit is not None:
+            inner = f"{{ SELECT ?x ?y WHERE {{ {inner} }} LIMIT {int(b.limit)} }}"
+        parts.append(f'{inner} BIND({p} AS ?p) BIND("{"f" if b.forward else "b"}" AS ?dir)')
+    return f"SELECT ?x ?p ?y ?dir WHERE {{ {union(parts)} }} LIMIT {int(limit)}"
+
+
 def expand_query(
     nodes: Sequence[Term], forward: Sequence[str], backward: Sequence[str], limit: int
 ) -> str:
-    """One query for one hop: every frontier node x every relation, both directions.
-
-    Rows are `?x ?p ?y ?dir`: `?x` is the frontier node, `?y` the next node, `?dir` is "f" when
-    the stored triple is `x p y` and "b" when it is `y p x`. Each relation is a constant in its
-    own UNION branch: with `VALUES ?p` instead, pyoxigraph scans every triple (measured 100x
-    slower), while constant predicates let any store use its index per frontier node.
-    """
-    branches = [f'?x {iri_ref(p)} ?y . BIND({iri_ref(p)} AS ?p) BIND("f" AS ?dir)' for p in forward]
-    branches += [
-        f'?y {iri_ref(p)} ?x . BIND({iri_ref(p)} AS ?p) BIND("b" AS ?dir)' for p in backward
-    ]
-    if not branches:
+    """Every node x every relation, both directions, uncapped per branch (see `read_query`)."""
+    if not (forward or backward):
         raise ValueError("expand_query needs at least one relation")
-    frontier = values("x", (sparql_term(n) for n in nodes))
-    return f"SELECT ?x ?p ?y ?dir WHERE {{ {frontier} {union(branches)} }} LIMIT {int(limit)}"
+    frontier = tuple(nodes)
+    branches = [Branch(frontier, p, True) for p in forward]
+    branches += [Branch(frontier, p, False) for p in backward]
+    return read_query(branches, limit)
 
 
-def around_query(nodes: Sequence[Term], limit: int, *, per_node: bool = False) -> str:
+def around_query(
+    nodes: Sequence[Term], limit: int, *, per_node: bool = False, counts: bool = False
+) -> str:
     """Relations that touch any of `nodes`, with their direction (for edit candidates);
-    `per_node` also returns which node (`?x`) each relation touches."""
+    `per_node` also returns which node (`?x`) each relation touches, `counts` how many edges
+    (`?n`) each (node, relation, direction) has: Path-RAG ranks relations before reading any
+    edge, so a hub's edges are read only for its best relations."""
     frontier = values("x", (sparql_term(n) for n in nodes))
+    keys = f"{'?x ' if per_node or counts else ''}?p ?dir"
+    head = f"{keys} (COUNT(*) AS ?n)" if counts else f"DISTINCT {keys}"
+    tail = f" GROUP BY {keys}" if counts else ""
     return (
-        f"SELECT DISTINCT {'?x ' if per_node else ''}?p ?dir WHERE {{ "
+        f"SELECT {head} WHERE {{ "
         f'{{ {frontier} ?x ?p ?y . BIND("f" AS ?dir) }} UNION '
-        f'{{ {frontier} ?y ?p ?x . BIND("b" AS ?dir) }} }} LIMIT {int(limit)}'
+        f'{{ {frontier} ?y ?p ?x . BIND("b" AS ?dir) }} }}{tail} LIMIT {int(limit)}'
     )
 
 
