@@ -211,3 +211,33 @@ def test_eval_compares_both_strategies_on_the_same_questions(
     assert 3 <= compare["fidelis"]["llm_calls_per_question"] <= 4 * 4 + 4 + 2
     for strategy in ("readi", "fidelis"):
         assert len((tmp_path / f"r.{strategy}.jsonl").read_text().splitlines()) == 3
+
+
+def test_path_rag_reads_a_hubs_best_relations_only() -> None:
+    """Counts first: an end over the edge budget has its relations read best first, the one
+    that no longer fits with its own LIMIT; ends under the budget are read whole, together."""
+    from typing import Any, cast
+
+    from readi_graph.envs.base import Term
+    from readi_graph.fidelis.pathrag import plan_reads
+
+    class Scores:
+        def relation(self, relation: str) -> float:
+            return {"http://x/born": 0.9, "http://x/lives": 0.5}.get(relation, 0.1)
+
+    hub, a, b = Term.iri("http://x/hub"), Term.iri("http://x/a"), Term.iri("http://x/b")
+    counts = {
+        hub: [("http://x/links", True, 1_000_000), ("http://x/born", True, 1),
+              ("http://x/lives", False, 30)],
+        a: [("http://x/links", True, 3)],
+        b: [("http://x/links", True, 4), ("http://x/bad iri", True, 1)],
+    }  # fmt: skip
+    branches, capped = plan_reads(counts, cast(Any, Scores()), limit=20)
+    assert capped
+    reads = [(br.nodes, br.relation, br.forward, br.limit) for br in branches]
+    assert reads == [
+        ((hub,), "http://x/born", True, 1),
+        ((hub,), "http://x/lives", False, 19),  # what is left of the budget
+        ((a, b), "http://x/links", True, 7),  # the small ends' edges, all of them
+    ]
+    assert plan_reads({a: counts[a]}, cast(Any, Scores()), limit=20)[1] is False

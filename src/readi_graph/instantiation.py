@@ -145,7 +145,7 @@ def _with_preferred(
         [c.relation for c in candidates if c.backward],
         targets=prefer,
     )
-    edges = sorted(set(expansion.edges) | set(extra.edges))
+    edges = sorted(set(expansion.edges) | set(extra.edges), key=Edge.sort_key)
     return Expansion(edges, expansion.truncated or extra.truncated)
 
 
@@ -195,13 +195,13 @@ def connect(
             # Only the store's first rows were read: look for the preferred ends as well.
             more = _with_preferred(kg, instance.frontier, hop.candidates, prefer, expansion)
             expansion = _without_return(more, start, kg)
-        reached = sorted({e.target for e in expansion.edges})
+        reached = sorted({e.target for e in expansion.edges}, key=Term.sort_key)
         hop.reached = len(reached)
         if len(reached) > cap and wanted and last:
-            reached.sort(key=lambda t: (t.answer_key() not in wanted, t))
+            reached.sort(key=lambda t: (t.answer_key() not in wanted, t.sort_key()))
         if len(reached) > cap:
             hop.capped = True
-            reached = sorted(reached[:cap])
+            reached = sorted(reached[:cap], key=Term.sort_key)
             kept = set(reached)
             hop.edges = [e for e in expansion.edges if e.target in kept]
         else:

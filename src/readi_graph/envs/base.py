@@ -51,7 +51,9 @@ class Term:
     def is_literal(self) -> bool:
         return self.kind == "literal"
 
-    def _order(self) -> tuple[str, str, str, str]:
+    def sort_key(self) -> tuple[str, str, str, str]:
+        """The order as a plain tuple: `sorted(terms, key=Term.sort_key)` compares in C,
+        many times faster than `__lt__` on thousands of terms."""
         return (self.kind, self.value, self.datatype or "", self.lang or "")
 
     def __lt__(self, other: object) -> bool:
@@ -59,7 +61,7 @@ class Term:
         `None < str` would raise), so sets of mixed terms sort deterministically."""
         if not isinstance(other, Term):
             return NotImplemented
-        return self._order() < other._order()
+        return self.sort_key() < other.sort_key()
 
     def answer_key(self) -> tuple[str, str]:
         """What makes two terms the same answer: `"1979"^^xsd:gYear`, `"1979"` and

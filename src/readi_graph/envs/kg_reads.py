@@ -103,7 +103,7 @@ class KGReads:
                     truncated = True
                 else:
                     edges.add(e)
-        return Expansion(sorted(edges), truncated)
+        return Expansion(sorted(edges, key=Edge.sort_key), truncated)
 
     def relations_around(self, nodes: Sequence[Term], limit: int = 2000) -> list[tuple[str, bool]]:
         """(relation, forward) pairs touching any of `nodes`: what the LLM could walk instead."""

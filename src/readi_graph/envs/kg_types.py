@@ -32,6 +32,10 @@ class Edge:
     target: Term
     forward: bool
 
+    def sort_key(self) -> tuple[tuple[str, str, str, str], str, tuple[str, str, str, str], bool]:
+        """The dataclass order as a plain tuple (see `Term.sort_key`)."""
+        return (self.source.sort_key(), self.relation, self.target.sort_key(), self.forward)
+
     @property
     def triple(self) -> Triple:
         if self.forward:

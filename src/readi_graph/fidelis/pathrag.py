@@ -23,6 +23,8 @@ import numpy as np
 from readi_graph.encoder import phrase_vector, phrases
 from readi_graph.envs.base import Term
 from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.kg_reads import RelationCount
+from readi_graph.envs.sparql import Branch, is_safe_iri
 from readi_graph.retrieval import local_name, relation_text, words
 
 
@@ -92,6 +94,38 @@ class Candidates:
     capped: bool  # a beam end had more edges than were scored (a hub), or rows were cut
 
 
+def plan_reads(
+    counts: dict[Term, list[RelationCount]], similarity: Similarity, limit: int
+) -> tuple[list[Branch], bool]:
+    """Which edges to read, from the counts of each end's relations, before reading any.
+
+    An end with at most `limit` edges has them all read (one branch per relation and
+    direction for all such ends). A hub's relations are ranked by S_rel and read best first
+    until `limit` edges: the part of a relation that fits is read with its own LIMIT, the rest
+    never leaves the store. Returns the branches, and whether any end was cut (a hub)."""
+    light: dict[tuple[str, bool], list[tuple[Term, int]]] = defaultdict(list)
+    branches: list[Branch] = []
+    capped = False
+    for end, found in counts.items():
+        pairs = [c for c in found if is_safe_iri(c[0])]  # the KG's own, but still checked
+        if sum(n for _, _, n in pairs) <= limit:
+            for relation, forward, n in pairs:
+                light[relation, forward].append((end, n))
+            continue
+        capped, left = True, limit
+        for relation, forward, n in sorted(
+            pairs, key=lambda c: (-similarity.relation(c[0]), c[0], c[1])
+        ):
+            branches.append(Branch((end,), relation, forward, min(n, left)))
+            left -= min(n, left)
+            if not left:
+                break
+    for (relation, forward), ends in sorted(light.items()):
+        nodes = tuple(end for end, _ in ends)
+        branches.append(Branch(nodes, relation, forward, sum(n for _, n in ends)))
+    return branches, capped
+
+
 def candidates(
     kg: KnowledgeGraph,
     ends: list[Term],
@@ -106,20 +140,13 @@ def candidates(
     `exclude[i]` holds the nodes beam i has visited: a step never walks back onto its path.
     """
     similarity = Similarity(kg, keywords)
-    around = kg.relations_by_node(ends)
-    forward = sorted({r for pairs in around.values() for r, f in pairs if f})
-    backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
-    expansion = kg.expand(ends, forward, backward)
+    limit = EDGES_PER_BEAM * top_m
+    reads, capped = plan_reads(kg.relation_counts(ends), similarity, limit)
+    expansion = kg.read(reads)
     by_source: dict[Term, list[tuple[str, bool, Term]]] = defaultdict(list)
     for e in expansion.edges:
         by_source[e.source].append((e.relation, e.forward, e.target))
-    # A hub's edges are pre-ranked by relation similarity and cut before any label is read.
-    limit = EDGES_PER_BEAM * top_m
-    capped = expansion.truncated or any(len(v) > limit for v in by_source.values())
-    for source, out in by_source.items():
-        if len(out) > limit:
-            out.sort(key=lambda x: (-similarity.relation(x[0]), x[0], x[1], x[2]))
-            by_source[source] = out[:limit]
+    capped |= expansion.truncated
     targets = sorted({t for out in by_source.values() for _, _, t in out})
     labels = kg.labels(targets)
     shown = {t: kg.display(t, labels.get(t)) for t in targets}
