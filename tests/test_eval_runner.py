@@ -133,3 +133,39 @@ def test_a_rerun_with_the_reply_cache_calls_no_model(
     assert again["usage"]["llm_calls"] == 0 and again["usage"]["cached_calls"] == 2
     assert len(model.prompts) == calls  # the model was not asked again
     assert again["answers"] == first["answers"] == ["Forrest Gump"]
+
+
+def test_async_runs_and_a_delayed_model_give_the_same_results_as_threads(
+    metaqa_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--async` runs questions as tasks (ainvoke) and `--latency` delays every model reply:
+    neither changes a single result line."""
+    base = ["eval", "metaqa", "--data", str(metaqa_dir), "--hops", "2", "--limit", "16",
+            "--planner", "corrupt", "--editor", "oracle"]  # fmt: skip
+    runs = {
+        "threads": ["--concurrency", "4"],
+        "async": ["--concurrency", "8", "--async", "--latency", "0.01"],
+    }
+    lines = {}
+    for name, extra in runs.items():
+        out = tmp_path / f"{name}.jsonl"
+        assert main([*base, *extra, "--out", str(out)]) == 0
+        lines[name] = {
+            r["id"]: (r["prediction"], r["correct"], r["edits"], r["usage"]["llm_calls"])
+            for r in read_results(out)
+        }
+    capsys.readouterr()
+    assert len(lines["async"]) == 16 and lines["async"] == lines["threads"]
+    assert any(calls > 1 for _, _, _, calls in lines["async"].values())  # edits happened
+
+
+def test_a_delayed_model_replies_what_its_inner_model_does() -> None:
+    import asyncio
+
+    from readi_graph.eval.latency import Delayed
+
+    from fakes import function_model
+
+    model = Delayed(inner=function_model(lambda p: p.upper()), seconds=0.001)
+    assert model.invoke("abc").content == "ABC"
+    assert asyncio.run(model.ainvoke("xyz")).content == "XYZ"

@@ -32,6 +32,13 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--split", default=split)
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
     p.add_argument("--concurrency", type=int, default=1, help="questions run at once")
+    p.add_argument(
+        "--async",
+        dest="asynchronous",
+        action="store_true",
+        help="run the questions as tasks on one event loop (ainvoke): a question waiting for "
+        "its model holds no thread",
+    )
     p.add_argument("--out", help="results file: one JSON line per question")
     p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
     p.add_argument("--model", help="chat model ('local': the bundled one)")
@@ -91,6 +98,7 @@ def evaluate(
         out=args.out,
         resume=args.resume,
         concurrency=args.concurrency,
+        asynchronous=args.asynchronous,
         annotate=annotate,
     )
     print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False))
@@ -127,7 +135,8 @@ def evaluate_kg_model(
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
         summary = runner.run(items, functools.partial(_same, graph), kgqa_scores,
                              context=context, label=f"{label} {strategy}", out=out,
-                             resume=args.resume, concurrency=args.concurrency)  # fmt: skip
+                             resume=args.resume, concurrency=args.concurrency,
+                             asynchronous=args.asynchronous)  # fmt: skip
         print(json.dumps(summary, ensure_ascii=False), flush=True)
         compared[strategy] = {k: summary.get(k) for k in COMPARED}
     if len(strategies) > 1:

@@ -45,6 +45,12 @@ def add_parsers(datasets: Any) -> None:
         type=lambda text: [int(b) for b in text.split(",")],
         help="edit budgets to sweep, e.g. 0,1,2,4,8 (offline planners; Table 9)",
     )
+    metaqa.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        help="seconds each offline model reply waits (an API stand-in, to measure throughput)",
+    )
     metaqa.add_argument("--backend", choices=("oxigraph", "rdflib"), default="oxigraph")
     metaqa.set_defaults(func=_metaqa_entry)
 
@@ -111,7 +117,12 @@ def eval_metaqa(args: argparse.Namespace) -> int:
         delegate = ModelRef(None, context_from(args)).get()
     editor = args.editor or "none"
     offline = OfflineModel.over(questions, planner=args.planner, editor=editor, delegate=delegate)
-    graph = build_graph(kg, offline, reply_cache=reply_cache(args) if delegate else None)
+    model: Any = offline
+    if args.latency:
+        from readi_graph.eval.latency import Delayed
+
+        model = Delayed(inner=offline, seconds=args.latency)
+    graph = build_graph(kg, model, reply_cache=reply_cache(args) if delegate else None)
 
     def annotate(item: runner.Item, record: runner.Record) -> None:
         record["feedback"] = offline.feedback(item.input["question"])
@@ -146,6 +157,7 @@ def _sweep(
             label=f"{label} max_edits={budget}",
             out=sweep_out(args.out, budget),
             concurrency=args.concurrency,
+            asynchronous=args.asynchronous,
         )
         print(json.dumps(summary), flush=True)
         return summary

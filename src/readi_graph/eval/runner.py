@@ -10,6 +10,7 @@ failed, is written with its error and counts as wrong.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
@@ -119,12 +120,44 @@ def run_one(
     annotate: Callable[[Item, Record], None] | None = None,
 ) -> Record:
     started = time.perf_counter()
+    try:
+        result = graph_for(item).invoke(item.input, RUN_CONFIG, context=context)
+    except Exception as exc:  # the run goes on; the question counts as wrong
+        result = exc
+    return _record(item, result, scorer, annotate, started)
+
+
+async def arun_one(
+    item: Item,
+    graph_for: Callable[[Item], Any],
+    scorer: Scorer,
+    context: ReadiContext,
+    annotate: Callable[[Item, Record], None] | None = None,
+) -> Record:
+    """`run_one` through `ainvoke`: waiting for the model holds no thread."""
+    started = time.perf_counter()
+    try:
+        result = await graph_for(item).ainvoke(item.input, RUN_CONFIG, context=context)
+    except Exception as exc:  # the run goes on; the question counts as wrong
+        result = exc
+    return _record(item, result, scorer, annotate, started)
+
+
+RUN_CONFIG: dict[str, Any] = {"recursion_limit": 100}
+
+
+def _record(
+    item: Item,
+    result: Record | Exception,
+    scorer: Scorer,
+    annotate: Callable[[Item, Record], None] | None,
+    started: float,
+) -> Record:
+    """One results line: the question, the scores, and what `readi trace` draws."""
     record: Record = {"id": item.id, "question": item.input.get("question"), "gold": item.gold}
     record.update(item.meta)
-    try:
-        result = graph_for(item).invoke(item.input, {"recursion_limit": 100}, context=context)
-    except Exception as exc:  # the run goes on; the question counts as wrong
-        record.update(prediction=[], correct=0.0, error=f"{type(exc).__name__}: {exc}")
+    if isinstance(result, Exception):
+        record.update(prediction=[], correct=0.0, error=f"{type(result).__name__}: {result}")
     else:
         predicted = list(result.get("answers") or [])
         attempts = result.get("attempts") or []
@@ -165,10 +198,14 @@ def run(
     concurrency: int = 1,
     progress: IO[str] | None = None,
     annotate: Callable[[Item, Record], None] | None = None,
+    asynchronous: bool = False,
 ) -> dict[str, Any]:
     """Evaluate `items`; returns the summary over every requested question (see summary.py).
 
     `annotate(item, record)` adds fields to a record (e.g. the oracle editor's feedback).
+    `concurrency` questions run at once: in that many threads, or with `asynchronous` as
+    tasks on one event loop (`ainvoke`), where a question waiting for its model holds no
+    thread.
     """
     items = list(items)
     path = Path(out) if out else None
@@ -183,22 +220,49 @@ def run(
     records = [r for r in done if r["id"] in wanted]
     bar = _Progress(len(items), records, label, progress)
     sink = path.open("a" if resume else "w", encoding="utf-8") if path is not None else None
-    worker: RunnableLambda[Item, Record] = RunnableLambda(
-        lambda item: run_one(item, graph_for, scorer, context, annotate)
-    )
+
+    def emit(record: Record) -> None:
+        if sink is not None:
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sink.flush()
+        records.append(record)
+        bar.add(record)
+
     try:
-        config = {"max_concurrency": max(concurrency, 1)}
-        for _, record in worker.batch_as_completed(todo, config):  # type: ignore[call-overload]
-            if sink is not None:
-                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-                sink.flush()
-            records.append(record)
-            bar.add(record)
+        if asynchronous:
+            asyncio.run(_run_async(todo, graph_for, scorer, context, annotate, concurrency, emit))
+        else:
+            worker: RunnableLambda[Item, Record] = RunnableLambda(
+                lambda item: run_one(item, graph_for, scorer, context, annotate)
+            )
+            config = {"max_concurrency": max(concurrency, 1)}
+            for _, record in worker.batch_as_completed(todo, config):  # type: ignore[call-overload]
+                emit(record)
     finally:
         if sink is not None:
             sink.close()
         bar.close()
     return summarize(records, label=label, requested=len(items))
+
+
+async def _run_async(
+    todo: Sequence[Item],
+    graph_for: Callable[[Item], Any],
+    scorer: Scorer,
+    context: ReadiContext,
+    annotate: Callable[[Item, Record], None] | None,
+    concurrency: int,
+    emit: Callable[[Record], None],
+) -> None:
+    """At most `concurrency` questions in flight; each record is emitted as it finishes."""
+    gate = asyncio.Semaphore(max(concurrency, 1))
+
+    async def one(item: Item) -> Record:
+        async with gate:
+            return await arun_one(item, graph_for, scorer, context, annotate)
+
+    for finished in asyncio.as_completed([one(item) for item in todo]):
+        emit(await finished)
 
 
 class _Progress:

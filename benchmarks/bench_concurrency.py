@@ -1,0 +1,149 @@
+"""Many questions at once: questions/s at N = 1, 4, 16, 64 with a model that takes 300 ms.
+
+Run:  python benchmarks/bench_concurrency.py [--latency 0.3] [--endpoint URL --graph G]
+(~2 min). Writes benchmarks/results/concurrency.md. The KG is MetaQA in a throw-away Debian
+Virtuoso on loopback (or the endpoint given); the model is the offline corrupt planner with the
+oracle editor (eval/offline.py), each reply delayed by `--latency` seconds (eval/latency.py),
+standing in for an API. The same questions run, side by side in one run, through the eval
+runner with N worker threads (`readi eval --concurrency N`) and as N asyncio tasks
+(`--concurrency N --async`, `ainvoke`). Reported: questions/s, the speed-up over N = 1, the
+peak number of OS threads of the process (from /proc/self/task, sampled every 5 ms; the
+count before the run in brackets), and whether every question's answers match the N = 1 run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from readi_graph.cli.evaluate_metaqa import answer_among
+from readi_graph.context import ReadiContext
+from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.envs.kg_local import metaqa_ntriples
+from readi_graph.eval import runner
+from readi_graph.eval.latency import Delayed
+from readi_graph.eval.metaqa import load_questions
+from readi_graph.eval.offline import OfflineModel
+from readi_graph.graph import build_graph
+
+from _report import write_report
+
+HERE = Path(__file__).parent
+DATA = HERE.parent.parent / "shared" / "data" / "metaqa"
+LEVELS = (1, 4, 16, 64)
+
+
+def os_threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+class PeakThreads:
+    """The most OS threads the process had while the block ran."""
+
+    def __enter__(self) -> PeakThreads:
+        self.before = self.peak = os_threads()
+        self._stop = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.005):
+            self.peak = max(self.peak, os_threads() - 1)  # not counting the sampler
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._sampler.join()
+
+
+def run(graph: Any, items: list[runner.Item], n: int, asynchronous: bool) -> dict[str, Any]:
+    records: dict[str, list[str]] = {}
+
+    def keep(item: runner.Item, record: runner.Record) -> None:
+        records[item.id] = sorted(record.get("prediction") or [])
+
+    with PeakThreads() as threads:
+        started = time.perf_counter()
+        summary = runner.run(
+            items, lambda _: graph, answer_among, context=ReadiContext(), label=f"N={n}",
+            concurrency=n, asynchronous=asynchronous, progress=io.StringIO(), annotate=keep,
+        )  # fmt: skip
+        seconds = time.perf_counter() - started
+    return {
+        "qps": len(items) / seconds,
+        "threads": threads.peak,
+        "before": threads.before,
+        "answers": records,
+        "accuracy": summary.get("accuracy"),
+        "errors": summary.get("errors", 0),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--hops", type=int, default=2)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--per-level", type=int, default=4, help="questions = max(12, N x this)")
+    parser.add_argument("--endpoint")
+    parser.add_argument("--graph")
+    args = parser.parse_args()
+    questions = list(load_questions(args.data, args.hops, "dev"))[: max(LEVELS) * args.per_level]
+    items = [
+        runner.Item(q.id, {"question": q.question, "topic_entities": [q.topic]}, list(q.answers))
+        for q in questions
+    ]
+    model = Delayed(inner=OfflineModel.over(questions), seconds=args.latency)
+    server = None
+    if not args.endpoint:
+        sys.path.insert(0, str(HERE.parent / "tests"))
+        from servers import start_virtuoso
+
+        server = start_virtuoso()
+        args.graph = "urn:bench:metaqa"
+        server.load_ntriples(metaqa_ntriples(Path(args.data) / "kb.txt"), args.graph)
+        args.endpoint = server.endpoint
+    try:
+        kg = KnowledgeGraph.from_endpoint(args.endpoint, "metaqa", default_graph=args.graph)
+        graph = build_graph(kg, model)
+        results: dict[tuple[str, int], dict[str, Any]] = {}
+        for mode in ("threads", "async"):
+            for n in LEVELS:
+                chosen = items[: max(12, n * args.per_level)]
+                results[mode, n] = run(graph, chosen, n, mode == "async")
+                r = results[mode, n]
+                print(f"{mode} N={n}: {r['qps']:.2f} q/s, {r['threads']} threads", file=sys.stderr)
+    finally:
+        if server is not None:
+            server.stop()
+    lines = [
+        "# Many questions at once (MetaQA 2-hop, Virtuoso over HTTP, model replies after "
+        f"{args.latency * 1000:.0f} ms)",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}. Planner: offline corrupt path + oracle editor.",
+        "",
+        "| mode | N | questions | questions/s | speed-up vs N=1 | peak OS threads (before) |"
+        " same answers as N=1 | accuracy | errors |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (mode, n), r in results.items():
+        base = results[mode, 1]
+        same = all(base["answers"][k] == v for k, v in r["answers"].items() if k in base["answers"])
+        lines.append(
+            f"| {mode} | {n} | {len(r['answers'])} | {r['qps']:.2f} | {r['qps'] / base['qps']:.1f}x"
+            f" | {r['threads']} ({r['before']}) | {'yes' if same else 'NO'} | {r['accuracy']} |"
+            f" {r['errors']} |"
+        )
+    write_report(HERE / "results" / "concurrency.md", [*lines, ""])
+
+
+if __name__ == "__main__":
+    main()
