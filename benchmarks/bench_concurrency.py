@@ -91,7 +91,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--hops", type=int, default=2)
     parser.add_argument("--latency", type=float, default=0.3)
-    parser.add_argument("--per-level", type=int, default=4, help="questions = max(12, N x this)")
+    parser.add_argument("--per-level", type=int, default=4, help="questions = max(64, N x this)")
     parser.add_argument("--endpoint")
     parser.add_argument("--graph")
     args = parser.parse_args()
@@ -116,7 +116,7 @@ def main() -> None:
         results: dict[tuple[str, int], dict[str, Any]] = {}
         for mode in ("threads", "async"):
             for n in LEVELS:
-                chosen = items[: max(12, n * args.per_level)]
+                chosen = items[: max(64, n * args.per_level)]
                 results[mode, n] = run(graph, chosen, n, mode == "async")
                 r = results[mode, n]
                 print(f"{mode} N={n}: {r['qps']:.2f} q/s, {r['threads']} threads", file=sys.stderr)

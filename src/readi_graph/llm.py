@@ -90,17 +90,35 @@ class ModelRef:
 
     def ask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
         """One call (see `call`), answered from the reply cache when it holds this request."""
+        llm, schema, key = self._request(prompt, schema)
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        return self._store(key, call(llm, prompt, schema, self.trace_config()))
+
+    async def aask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+        """`ask` through the model's native async path: waiting holds no thread."""
+        llm, schema, key = self._request(prompt, schema)
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        return self._store(key, await acall(llm, prompt, schema, self.trace_config()))
+
+    def _request(
+        self, prompt: str, schema: dict[str, Any] | None
+    ) -> tuple[BaseChatModel, dict[str, Any] | None, str | None]:
         llm = self.get()
         schema = schema if self.constrained else None
-        config = self.trace_config()
-        if self.cache is None:
-            return call(llm, prompt, schema, config)
-        key = self.cache.key(model_key(llm), prompt, schema)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return Reply(*hit, cached=True)
-        reply = call(llm, prompt, schema, config)
-        self.cache.put(key, reply.text, reply.prompt_tokens, reply.completion_tokens)
+        key = None if self.cache is None else self.cache.key(model_key(llm), prompt, schema)
+        return llm, schema, key
+
+    def _cached(self, key: str | None) -> Reply | None:
+        hit = None if self.cache is None or key is None else self.cache.get(key)
+        return None if hit is None else Reply(*hit, cached=True)
+
+    def _store(self, key: str | None, reply: Reply) -> Reply:
+        if self.cache is not None and key is not None:
+            self.cache.put(key, reply.text, reply.prompt_tokens, reply.completion_tokens)
         return reply
 
     def trace_config(self) -> dict[str, Any]:
@@ -143,22 +161,47 @@ def call(
     With `schema`, the server is asked to constrain the reply to that JSON schema (llama.cpp
     turns it into a grammar); the parsers read such JSON replies as well as free text.
     """
-    runnable: Any = llm
-    if schema is not None:
-        runnable = llm.bind(response_format={"type": "json_object", "schema": schema})
     try:
-        message = runnable.invoke([HumanMessage(prompt)], config)
+        message = _runnable(llm, schema).invoke([HumanMessage(prompt)], config)
     except Exception as exc:
-        if type(exc).__name__ != "LengthFinishReasonError":
-            raise
-        # The model ran out of tokens before finishing its (JSON) reply: an unreadable reply,
-        # which the diagnosis reports, not a failed run.
-        usage = getattr(getattr(exc, "completion", None), "usage", None)
-        return Reply(
-            "",
-            int(getattr(usage, "prompt_tokens", 0) or _estimate(prompt)),
-            int(getattr(usage, "completion_tokens", 0) or 0),
-        )
+        return _out_of_tokens(exc, prompt)
+    return _reply(message, prompt)
+
+
+async def acall(
+    llm: BaseChatModel,
+    prompt: str,
+    schema: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Reply:
+    """`call` through `ainvoke`."""
+    try:
+        message = await _runnable(llm, schema).ainvoke([HumanMessage(prompt)], config)
+    except Exception as exc:
+        return _out_of_tokens(exc, prompt)
+    return _reply(message, prompt)
+
+
+def _runnable(llm: BaseChatModel, schema: dict[str, Any] | None) -> Any:
+    if schema is None:
+        return llm
+    return llm.bind(response_format={"type": "json_object", "schema": schema})
+
+
+def _out_of_tokens(exc: Exception, prompt: str) -> Reply:
+    """The model ran out of tokens before finishing its (JSON) reply: an unreadable reply,
+    which the diagnosis reports, not a failed run. Any other exception is raised again."""
+    if type(exc).__name__ != "LengthFinishReasonError":
+        raise exc
+    usage = getattr(getattr(exc, "completion", None), "usage", None)
+    return Reply(
+        "",
+        int(getattr(usage, "prompt_tokens", 0) or _estimate(prompt)),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def _reply(message: Any, prompt: str) -> Reply:
     content = message.content
     if isinstance(content, list):
         content = "".join(

@@ -12,9 +12,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from langchain_core.runnables import RunnableLambda
 from langgraph.runtime import Runtime
 
 from readi_graph.context import ReadiContext
+from readi_graph.nodes import ModelNode
 
 Update = dict[str, Any]
 EVENT = "readi"  # the key of readi-graph's custom stream events
@@ -90,9 +92,24 @@ def emit(node: str, update: Update, environment: str) -> None:
     writer({EVENT: {"node": node, "message": describe(node, update or {}, environment)}})
 
 
-def reporting(name: str, node: Callable[..., Update], environment: str) -> Callable[..., Update]:
-    """`node`, emitting its progress event when it returns (the signature LangGraph reads to
-    inject the runtime is kept)."""
+def reporting(name: str, node: Callable[..., Update] | ModelNode, environment: str) -> Any:
+    """`node`, emitting its progress event when it returns. A plain function keeps the
+    signature LangGraph reads to inject the runtime; a `ModelNode` becomes one runnable with
+    its sync and async paths (LangGraph picks the one the run needs)."""
+    if isinstance(node, ModelNode):
+        sync, asynchronous = node.func, node.afunc
+
+        def func(state: Any) -> Update:
+            update = sync(state)
+            emit(name, update, environment)
+            return update
+
+        async def afunc(state: Any) -> Update:
+            update = await asynchronous(state)
+            emit(name, update, environment)
+            return update
+
+        return RunnableLambda(func, afunc=afunc, name=name)
     if "runtime" in inspect.signature(node).parameters:
 
         def with_runtime(state: Any, runtime: Runtime[ReadiContext] | None = None) -> Update:

@@ -21,7 +21,7 @@ from readi_graph.fidelis import beams
 from readi_graph.fidelis.parsing import parse_choice, parse_plan, parse_verdict
 from readi_graph.fidelis.pathrag import candidates
 from readi_graph.llm import ModelRef
-from readi_graph.nodes import Meter, guarded
+from readi_graph.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.nodes.answer import failed_answer
 from readi_graph.parsing import OutputParseError, parse_answer
 from readi_graph.prompts import instruction, render
@@ -30,8 +30,8 @@ Node = Callable[..., dict[str, Any]]
 State = dict[str, Any]
 
 
-def make_plan(kg: KnowledgeGraph, model: ModelRef) -> Node:
-    def plan(state: State) -> dict[str, Any]:
+def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    def plan(state: State) -> Steps:
         question = (state.get("question") or "").strip()
         topics = [t for t in state.get("topic_entities") or [] if t.strip()]
         if not question or not topics:
@@ -44,7 +44,7 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> Node:
                 question=question,
                 topic_entities=json.dumps(topics, ensure_ascii=False),
             )
-            reply = meter.llm(model.ask(prompt))
+            reply = meter.llm((yield prompt, None))
             meter.count("plans")
             try:
                 planned = parse_plan(reply.text)
@@ -73,7 +73,7 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> Node:
             "usage": meter.usage,
         }
 
-    return plan
+    return model_node(model, plan)
 
 
 def make_expand(kg: KnowledgeGraph) -> Node:
@@ -118,9 +118,10 @@ def route_after_expand(state: State) -> Literal["select", "reason"]:
     return "select" if state.get("candidates") else "reason"
 
 
-def make_select(model: ModelRef) -> Node:
-    def select(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
-        width = settings(runtime).beam_width
+def make_select(model: ModelRef) -> ModelNode:
+    def select(state: State) -> Steps:
+        run = current_settings()
+        width = run.beam_width
         pool: list[beams.Beam] = state.get("candidates") or []
         with Meter("select") as meter:
             if len(pool) <= width:  # nothing to choose: no call
@@ -130,37 +131,37 @@ def make_select(model: ModelRef) -> Node:
                 plan = "; ".join((state.get("plan") or {}).get("steps") or []) or "(none)"
                 prompt = render(
                     "fidelis_select",
-                    settings(runtime).prompt_budget,
+                    run.prompt_budget,
                     question=state["question"],
                     plan=plan,
                     candidates=listing,
                     width=str(width),
                 )
-                chosen = parse_choice(meter.llm(model.ask(prompt)).text, len(pool), width)
+                chosen = parse_choice(meter.llm((yield prompt, None)).text, len(pool), width)
                 meter.count("selections")
                 if not chosen:  # unreadable: keep the best by Path-RAG score
                     meter.count("selections_unreadable")
                     chosen = list(range(width))
         return {"beams": [pool[i] for i in chosen], "candidates": [], "usage": meter.usage}
 
-    return select
+    return model_node(model, select)
 
 
-def make_verify(model: ModelRef) -> Node:
-    def verify(state: State) -> dict[str, Any]:
+def make_verify(model: ModelRef) -> ModelNode:
+    def verify(state: State) -> Steps:
         statement = (state.get("plan") or {}).get("statement") or state["question"]
         active: list[beams.Beam] = []
         finished: list[beams.Beam] = list(state.get("finished") or [])
         with Meter("verify") as meter:
             for beam in state.get("beams") or []:
                 prompt = render("fidelis_verify", statement=statement, path=beams.text(beam))
-                verdict = parse_verdict(meter.llm(model.ask(prompt)).text)
+                verdict = parse_verdict(meter.llm((yield prompt, None)).text)
                 meter.count("verifications")
                 meter.count("verifications_unreadable", verdict is None)
                 (finished if verdict else active).append(beam)
         return {"beams": active, "finished": finished, "usage": meter.usage}
 
-    return verify
+    return model_node(model, verify)
 
 
 def route_after_verify(
@@ -170,8 +171,8 @@ def route_after_verify(
     return "expand" if state.get("beams") and more else "reason"
 
 
-def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
-    def reason(state: State) -> dict[str, Any]:
+def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    def reason(state: State) -> Steps:
         if state.get("failure"):
             return failed_answer(state)
         finished = state.get("finished") or []
@@ -179,6 +180,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
         lines = [f"({'verified' if finished else 'unverified'}) {beams.text(b)}" for b in kept]
         evidence = [t for b in kept for t in beams.triples(b)]
         ends = sorted({b["steps"][-1]["label"] for b in kept})
+        run = current_settings()
         with Meter("reason") as meter:
             if not kept:
                 steps = state.get("attempts") or [{}]
@@ -189,15 +191,15 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
             else:
                 prompt = render(
                     "fidelis_reason",
-                    current_settings().prompt_budget,
+                    run.prompt_budget,
                     question=state["question"],
                     paths="\n".join(lines),
                     instruction=instruction(
-                        current_settings().answer_from,
+                        run.answer_from,
                         "the reasoning paths below, found in a knowledge graph",
                     ),
                 )
-                text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
+                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
                 parsed = parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
@@ -213,4 +215,4 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> Node:
             "usage": meter.usage,
         }
 
-    return reason
+    return model_node(model, reason)

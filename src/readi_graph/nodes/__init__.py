@@ -2,13 +2,21 @@
 
 `Meter` measures a node run: wall time, KG queries and LLM calls/tokens, as a `usage` update
 that the state's reducer sums.
+
+A node that calls the model is written once, as a generator that yields its requests
+(`Ask`: prompt and JSON schema) and receives the replies (`Steps`). `model_node` runs it both
+ways: under `invoke` each request is a blocking call, under `ainvoke` it is awaited through the
+model's async path, so a question waiting for its model holds no thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -78,18 +86,81 @@ def guarded(meter: Meter, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         return {"failure": str(exc)}
 
 
+Update = dict[str, Any]
+Ask = tuple[str, dict[str, Any] | None]  # one model request: the prompt, a JSON schema or None
+Steps = Generator[Ask, Reply, Update]  # a node body: yields requests, returns its update
+
+
+@dataclass(frozen=True)
+class ModelNode:
+    """A node that calls the model, runnable sync (`func`) and async (`afunc`)."""
+
+    func: Callable[[Any], Update]
+    afunc: Callable[[Any], Awaitable[Update]]
+
+
+def model_node(model: ModelRef, body: Callable[[Any], Steps]) -> ModelNode:
+    """`body` answered by `model.ask` (sync) or `await model.aask` (async). A failed call is
+    thrown into the body, so its `with` blocks close where they opened, then raised.
+
+    Async, the body's own work (KG queries, parsing) runs in the default executor, one step
+    at a time in one copied context (its meters and LangGraph's config stay visible from
+    step to step); only the model calls are awaited on the event loop."""
+
+    def func(state: Any) -> Update:
+        steps = body(state)
+        done, value = _advance(steps.send, None)
+        while not done:
+            try:
+                reply = model.ask(*value)
+            except Exception as exc:
+                done, value = _advance(steps.throw, exc)
+                continue
+            done, value = _advance(steps.send, reply)
+        update: Update = value
+        return update
+
+    async def afunc(state: Any) -> Update:
+        steps = body(state)
+        context = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+
+        def step(move: Callable[[Any], Any], value: Any) -> Awaitable[tuple[bool, Any]]:
+            return loop.run_in_executor(None, context.run, _advance, move, value)
+
+        done, value = await step(steps.send, None)
+        while not done:
+            try:
+                reply = await model.aask(*value)
+            except Exception as exc:
+                done, value = await step(steps.throw, exc)
+                continue
+            done, value = await step(steps.send, reply)
+        update: Update = value
+        return update
+
+    return ModelNode(func, afunc)
+
+
+def _advance(move: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:
+    """One step of a node body: (False, its next request) or (True, its update)."""
+    try:
+        return False, move(value)
+    except StopIteration as finished:
+        return True, finished.value
+
+
 def request_plan(
     meter: Meter,
     adapter: Adapter,
-    model: ModelRef,
     state: ReadiState,
     prompt: str,
     *,
     editing: bool,
-) -> tuple[dict[str, Any], str | None]:
+) -> Generator[Ask, Reply, tuple[dict[str, Any], str | None]]:
     """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
     which the diagnosis then reports to the editor instead of failing the run."""
-    reply = meter.llm(model.ask(prompt, adapter.plan_schema(state)))
+    reply = meter.llm((yield prompt, adapter.plan_schema(state)))
     meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None

@@ -6,36 +6,35 @@ answer says why. When the model's answer cannot be read, the instances themselve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from readi_graph.adapters import ANSWER_SCHEMA, Adapter
-from readi_graph.context import ReadiContext, settings
+from readi_graph.context import current_settings
 from readi_graph.envs.names import normalize_name
 from readi_graph.llm import ModelRef
-from readi_graph.nodes import Meter
+from readi_graph.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
 
 
-def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
-    def answer(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def answer(state: ReadiState) -> Steps:
         if state.get("failure"):
             return failed_answer(state)
+        run = current_settings()
         with Meter("answer") as meter:
-            material = adapter.material(state, settings(runtime))
+            material = adapter.material(state, run)
             if material.no_evidence is not None:
                 text, answers = material.no_evidence, []
             else:
                 prompt = render(
                     adapter.prompts[2],
-                    settings(runtime).prompt_budget,
+                    run.prompt_budget,
                     question=state["question"],
                     **material.prompt_values,
                 )
-                text = meter.llm(model.ask(prompt, ANSWER_SCHEMA)).text
+                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
                 parsed = adapter.parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
@@ -52,7 +51,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, An
             "usage": meter.usage,
         }
 
-    return answer
+    return model_node(model, answer)
 
 
 def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,6 @@ budget applies alike; an unreadable reply becomes edit feedback, as for a model.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from langgraph.types import interrupt
@@ -19,7 +18,7 @@ from langgraph.types import interrupt
 from readi_graph.adapters import Adapter
 from readi_graph.context import current_settings
 from readi_graph.llm import ModelRef
-from readi_graph.nodes import Meter, request_plan
+from readi_graph.nodes import Meter, ModelNode, Steps, model_node, request_plan
 from readi_graph.parsing import OutputParseError
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
@@ -27,8 +26,8 @@ from readi_graph.state import ReadiState
 HUMAN_EDIT = "readi_edit"  # the payload's `kind`, for apps that handle several interrupts
 
 
-def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
-    def edit(state: ReadiState) -> dict[str, Any]:
+def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def edit(state: ReadiState) -> Steps:
         settings = current_settings()
         with Meter("edit") as meter:
             values = adapter.edit_values(state)
@@ -36,7 +35,7 @@ def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]
             if settings.editor == "human":
                 plan, error = human_edit(meter, adapter, state, values, prompt)
             else:
-                plan, error = request_plan(meter, adapter, model, state, prompt, editing=True)
+                plan, error = yield from request_plan(meter, adapter, state, prompt, editing=True)
         return {
             "plan": plan,
             "parse_error": error,
@@ -44,7 +43,7 @@ def make_edit(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]
             "usage": meter.usage,
         }
 
-    return edit
+    return model_node(model, edit)
 
 
 def human_edit(

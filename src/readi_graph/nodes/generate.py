@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from readi_graph.adapters import Adapter
 from readi_graph.context import current_settings
 from readi_graph.envs.base import InputError
 from readi_graph.llm import ModelRef
-from readi_graph.nodes import Meter, request_plan
+from readi_graph.nodes import Meter, ModelNode, Steps, model_node, request_plan
 from readi_graph.prompts import render
 from readi_graph.state import ReadiState
 
 __all__ = ["InputError", "make_generate"]
 
 
-def make_generate(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, Any]]:
-    def generate(state: ReadiState) -> dict[str, Any]:
+def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def generate(state: ReadiState) -> Steps:
         updates = adapter.prepare(state)
         state = {**state, **updates}  # type: ignore[typeddict-item]
         with Meter("generate") as meter:
             budget = current_settings().prompt_budget
             prompt = render(adapter.prompts[0], budget, **adapter.generate_values(state))
-            plan, error = request_plan(meter, adapter, model, state, prompt, editing=False)
+            plan, error = yield from request_plan(meter, adapter, state, prompt, editing=False)
         return {
             **updates,
             "plan": plan,
@@ -34,4 +31,4 @@ def make_generate(adapter: Adapter, model: ModelRef) -> Callable[..., dict[str, 
             "usage": meter.usage,
         }
 
-    return generate
+    return model_node(model, generate)
