@@ -64,17 +64,17 @@ def measure(work: Callable[[], Any], runs: int = 1) -> tuple[float, float, int, 
     return statistics.median(times), peak, queries, result
 
 
-def pathrag_before(kg: KnowledgeGraph) -> int:
+def pathrag_before(kg: KnowledgeGraph, hub: Term, keywords: str) -> int:
     """The Path-RAG read as it was: all edges of the hub (up to the row limit), ranked by
     relation in Python, `EDGES_PER_BEAM * TOP_M` labelled and scored. Returns edges kept."""
-    similarity = Similarity(kg, KEYWORDS)
-    around = kg.relations_by_node([HUB])
+    similarity = Similarity(kg, keywords)
+    around = kg.relations_by_node([hub])
     forward = sorted({r for pairs in around.values() for r, f in pairs if f})
     backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
     by_source: dict[Term, list[tuple[str, bool, Term]]] = defaultdict(list)
-    for e in kg.expand([HUB], forward, backward).edges:
+    for e in kg.expand([hub], forward, backward).edges:
         by_source[e.source].append((e.relation, e.forward, e.target))
-    out = by_source[HUB]
+    out = by_source[hub]
     out.sort(key=lambda x: (-similarity.relation(x[0]), x[0], x[1], x[2]))
     out = out[: EDGES_PER_BEAM * TOP_M]
     labels = kg.labels(sorted({t for _, _, t in out}))
@@ -82,33 +82,44 @@ def pathrag_before(kg: KnowledgeGraph) -> int:
     return len(out)
 
 
-def first_links(kg: KnowledgeGraph, n: int) -> list[Term]:
-    """The hub's first `n` neighbours in the store's order (an uncapped query)."""
-    rows = kg.backend.select(f"SELECT ?y WHERE {{ <{EX}hub> <{EX}links> ?y }}")
+def first_neighbours(
+    kg: KnowledgeGraph, hub: Term, relation: str, forward: bool, n: int
+) -> list[Term]:
+    """The hub's first `n` neighbours over `relation` in the store's order (uncapped query)."""
+    pattern = f"<{hub.value}> <{relation}> ?y" if forward else f"?y <{relation}> <{hub.value}>"
+    rows = kg.backend.select(f"SELECT ?y WHERE {{ {pattern} }}")
     return [r["y"] for r in rows[:n]]
 
 
-def one(kg: KnowledgeGraph) -> dict[str, Any]:
-    """Before/after of the walk and the Path-RAG step on one loaded hub."""
+def one(
+    kg: KnowledgeGraph,
+    hub: Term = HUB,
+    relation: str = EX + "links",
+    forward: bool = True,
+    keywords: str = KEYWORDS,
+    right: str = EX + "born_in",
+) -> dict[str, Any]:
+    """Before/after of the walk over `relation` and of the Path-RAG step, from `hub`."""
     kg.relation_index  # noqa: B018 - built once, outside the measured calls
     before = KnowledgeGraph(
         kg.backend, replace(kg.settings, rows_per_relation=kg.settings.row_limit), name="before"
     )
     before._index = kg.relation_index  # same index: only the reads differ
-    path, bound = KGPath("Hub", ("links",)), [(Candidate(EX + "links", "forward"),)]
+    path = KGPath(f"<{hub.value}>", ("links",))
+    bound = [(Candidate(relation, "forward" if forward else "backward"),)]
     walk_before = measure(lambda: connect(before, path, bound))
     walk = measure(lambda: connect(kg, path, bound), runs=3)
-    step_before = measure(lambda: pathrag_before(before))
-    step = measure(lambda: candidates(kg, [HUB], KEYWORDS, top_m=TOP_M, alpha=ALPHA), runs=3)
+    step_before = measure(lambda: pathrag_before(before, hub, keywords))
+    step = measure(lambda: candidates(kg, [hub], keywords, top_m=TOP_M, alpha=ALPHA), runs=3)
     cap, per = kg.settings.frontier_cap, kg.settings.rows_per_relation
-    walk_same = list(walk[3].frontier) == sorted(set(first_links(kg, per)))[:cap]
+    first = first_neighbours(kg, hub, relation, forward, per)
     return {
         "walk_before": walk_before,
         "walk": walk,
-        "walk_same": walk_same,
+        "walk_same": list(walk[3].frontier) == sorted(set(first))[:cap],
         "step_before": step_before,
         "step": step,
-        "step_born_in": any(s.relation == EX + "born_in" for s in step[3].ranked[0]),
+        "step_born_in": any(s.relation == right for s in step[3].ranked[0]),
     }
 
 
