@@ -100,25 +100,44 @@ def gold_table(kg: KnowledgeGraph, questions: list[dict[str, Any]]) -> list[str]
     return lines
 
 
-def hub_rows(kg: KnowledgeGraph, hubs: list[dict[str, Any]]) -> list[str]:
+FREEBASE = "http://rdf.freebase.com/ns/"
+
+
+def hub_walks(stats: dict[str, Any], least: int = 100_000) -> list[dict[str, Any]]:
+    """(hub, relation, direction) with at least `least` edges, from the generator's stats."""
+    walks = []
+    for name, hub in (stats.get("hubs") or {}).items():
+        for relation, counts in hub.get("big_relations", {}).items():
+            for direction, edges in counts.items():
+                if edges >= least:
+                    walks.append({"name": name, "iri": hub["iri"], "relation": FREEBASE + relation,
+                                  "forward": direction == "out", "edges": edges,
+                                  "degree": hub.get("degree", 0)})  # fmt: skip
+    return walks
+
+
+def hub_rows(kg: KnowledgeGraph, walks: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| hub | relation | edges | walk before s | walk after s | same kept | Path-RAG before s |"
-        " Path-RAG after s | step queries | diagnosis s | diagnosis queries | candidates |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| hub (degree) | relation | edges | walk before s | walk after s | same kept |"
+        " Path-RAG before s | Path-RAG after s | step queries | relation among the step's"
+        " candidates | diagnosis s | diagnosis queries | candidate relations |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for hub in hubs:
-        node = Term.iri(hub["iri"])
-        r = one(kg, node, hub["relation"], hub["forward"], hub.get("keywords", "contains"), "")
-        stuck = KGPath(f"<{hub['iri']}>", ("no such relation here",))
-        instance = connect(kg, stuck, [(Candidate(hub["relation"] + "_missing", "both"),)])
-        question = f"what is {hub.get('name', 'the hub')} linked to"
+    for walk in walks:
+        node, relation = Term.iri(walk["iri"]), walk["relation"]
+        keywords = " ".join(relation.rsplit(".", 2)[-2:]).replace("_", " ")
+        r = one(kg, node, relation, walk["forward"], keywords, relation)
+        stuck = KGPath(f"<{walk['iri']}>", ("no such relation here",))
+        instance = connect(kg, stuck, [(Candidate(relation + "_missing", "both"),)])
+        question = f"what is {walk['name']} linked to by {keywords}"
         d = measure(lambda i=instance, q=question: diagnose(kg, q, [i]), runs=3)
         lines.append(
-            f"| {hub.get('name', hub['iri'])} | {hub['relation'].rsplit('/', 1)[-1]}"
-            f" ({'out' if hub['forward'] else 'in'}) | {hub.get('edges', 0):,} |"
+            f"| {walk['name']} ({walk['degree']:,}) | {relation.rsplit('/', 1)[-1]}"
+            f" ({'out' if walk['forward'] else 'in'}) | {walk['edges']:,} |"
             f" {r['walk_before'][0]:.3f} | {r['walk'][0]:.3f} | {'yes' if r['walk_same'] else 'NO'} |"
-            f" {r['step_before'][0]:.3f} | {r['step'][0]:.3f} | {r['step'][2]} | {d[0]:.3f} |"
-            f" {d[2]} | {len(d[3].candidates)} |"
+            f" {r['step_before'][0]:.3f} | {r['step'][0]:.3f} | {r['step'][2]} |"
+            f" {'yes' if r['step_born_in'] else 'no'} | {d[0]:.3f} | {d[2]} |"
+            f" {len(d[3].candidates)} |"
         )
         print(lines[-1], file=sys.stderr)
     return lines
@@ -146,7 +165,7 @@ def main() -> None:
     listing = time.perf_counter() - started
     gold_run(kg, chosen[0])  # one warm-up question (connection pool, Virtuoso's caches)
     gold = gold_table(kg, chosen)
-    hubs = hub_rows(kg, stats.get("hubs") or [])
+    hubs = hub_rows(kg, hub_walks(stats))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines = [
         f"# Freebase-shaped KG in Virtuoso: {stats.get('triples', 0):,} triples",

@@ -165,7 +165,9 @@ def test_fidelis_graph_shape() -> None:
     for edge in ("plan --> expand", "expand -.-> select", "expand -.-> reason",
                  "verify -.-> expand", "verify -.-> reason", "select --> verify"):  # fmt: skip
         assert edge in mermaid, edge
-    with pytest.raises(TypeError, match="tables"):
+    from readi_graph.strategies import UnknownStrategy
+
+    with pytest.raises(UnknownStrategy, match="does not search a table; these do: readi"):
         from readi_graph.demo import demo_table
 
         build_graph(demo_table(), function_model(lambda _: ""), strategy="fidelis")

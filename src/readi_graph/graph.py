@@ -7,13 +7,14 @@ store; `build_graph` compiles it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
+from readi_graph import strategies
 from readi_graph.adapters import adapter_for
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
@@ -58,8 +59,10 @@ def make_builder(
         ("edit", make_edit(adapter, model), llm_policy),
         ("answer", make_answer(adapter, model), llm_policy),
     ]
+    describe = strategies.get("readi").describer()  # progress lines, as registered
     for name, node, policy in nodes:
-        builder.add_node(name, reporting(name, node, environment), retry_policy=policy)
+        node = reporting(name, node, environment, describe)
+        builder.add_node(name, node, retry_policy=policy)
     builder.add_edge(START, "generate")
     builder.add_edge("generate", "bind")
     builder.add_edge("bind", "connect")
@@ -78,27 +81,32 @@ def build_graph(
     cache: Any = None,
     context: ReadiContext | None = None,
     name: str | None = None,
-    strategy: Literal["readi", "fidelis"] = "readi",
+    strategy: str = "readi",
     **options: Any,
-) -> CompiledStateGraph[Any, ReadiContext, ReadiInput, ReadiOutput]:
-    """Compile the Readi graph over a KG or a table. `llm` is any LangChain chat model, a
+) -> CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput]:
+    """Compile a strategy's graph over a KG or a table. `llm` is any LangChain chat model, a
     model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
     else the local model when its extra is installed.
 
-    `strategy="fidelis"` builds the FiDeLiS beam search instead (KGs only; same input, output
-    and usage). `checkpointer` and `cache` pass through to `compile`; `context` sets the
+    `strategy` names a registered strategy (`readi_graph.strategies`): "readi" (the default;
+    KGs and tables) or "fidelis" (the FiDeLiS beam search; KGs), with the same input, output
+    and usage. `checkpointer` and `cache` pass through to `compile`; `context` sets the
     defaults used to build the default model (per-run settings go to
     `invoke(..., context=ReadiContext(...))`); `reply_cache=ReplyCache(path)` answers
     repeated prompts from disk (counted as `cached_calls`, not `llm_calls`).
     """
-    if strategy == "fidelis":
-        from readi_graph.fidelis.graph import make_fidelis_builder
+    chosen = strategies.get(strategy, environment_kind(env))
+    builder = chosen.make_builder()(env, llm, context=context, **options)
+    compiled: CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput] = builder.compile(
+        checkpointer=checkpointer, cache=cache, name=name or chosen.name
+    )
+    return compiled
 
-        if not isinstance(env, KnowledgeGraph):
-            raise TypeError("strategy='fidelis' searches knowledge graphs, not tables")
-        fidelis = make_fidelis_builder(env, llm, context=context, **options)
-        return fidelis.compile(checkpointer=checkpointer, cache=cache, name=name or "fidelis")
-    if strategy != "readi":
-        raise ValueError(f"unknown strategy {strategy!r}: 'readi' or 'fidelis'")
-    builder = make_builder(env, llm, context=context, **options)
-    return builder.compile(checkpointer=checkpointer, cache=cache, name=name or "readi")
+
+def environment_kind(env: object) -> str:
+    """ "kg" or "table": what a strategy must be able to search."""
+    if isinstance(env, KnowledgeGraph):
+        return "kg"
+    if isinstance(env, Table):
+        return "table"
+    raise TypeError(f"not an environment: {type(env).__name__} (a KnowledgeGraph or a Table)")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from readi_graph import strategies
 from readi_graph.cli import ask, bench, evaluate, score
 from readi_graph.envs.base import ReadiError
 
@@ -24,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     asking.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
     asking.add_argument("--max-edits", type=int, default=4)
-    asking.add_argument("--strategy", choices=("readi", "fidelis"), default="readi")
+    asking.add_argument("--strategy", choices=strategies.names(), default="readi")
     asking.add_argument("--show", type=int, default=20, help="evidence items to print")
     asking.set_defaults(func=ask.run)
 

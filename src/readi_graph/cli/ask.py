@@ -11,6 +11,7 @@ from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.table import Table
 from readi_graph.progress import EVENT
+from readi_graph.strategies import UnknownStrategy
 
 
 def load_kg(source: str | None) -> KnowledgeGraph:
@@ -47,10 +48,11 @@ def run(args: argparse.Namespace) -> int:
         print("readi ask: a KG question needs --entity NAME (or use --table FILE)", file=sys.stderr)
         return 2
     context = context_from(args)
-    if args.strategy == "fidelis" and args.table:
-        print("readi ask: --strategy fidelis searches KGs, not tables", file=sys.stderr)
+    try:
+        graph = build_graph(env, context=context, strategy=args.strategy)
+    except UnknownStrategy as exc:
+        print(f"readi ask: {exc}", file=sys.stderr)
         return 2
-    graph = build_graph(env, context=context, strategy=args.strategy)
     question: ReadiInput = {"question": args.question}
     if args.entity:
         question["topic_entities"] = args.entity

@@ -16,8 +16,9 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from readi_graph import strategies
 from readi_graph.binding import BINDINGS
 from readi_graph.cli.ask import context_from
 from readi_graph.context import ReadiContext
@@ -45,7 +46,7 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--max-edits", type=int, default=4)
     p.add_argument(
         "--strategy",
-        choices=("readi", "fidelis", "both"),
+        choices=[*strategies.names(), "both"],
         default="readi",
         help="both: Readi, then FiDeLiS on the same questions, compared in the last line",
     )
@@ -123,15 +124,13 @@ def evaluate_kg_model(
     results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
     from readi_graph.graph import build_graph
 
-    strategies: list[Literal["readi", "fidelis"]] = (
-        ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
-    )
+    chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
     context, cache = context_from(args), reply_cache(args)
     compared: dict[str, Any] = {}
-    for strategy in strategies:
+    for strategy in chosen:
         graph = build_graph(kg, context=context, reply_cache=cache, strategy=strategy)
         out = args.out
-        if out and len(strategies) > 1:
+        if out and len(chosen) > 1:
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
         summary = runner.run(items, functools.partial(_same, graph), kgqa_scores,
                              context=context, label=f"{label} {strategy}", out=out,
@@ -139,7 +138,7 @@ def evaluate_kg_model(
                              asynchronous=args.asynchronous)  # fmt: skip
         print(json.dumps(summary, ensure_ascii=False), flush=True)
         compared[strategy] = {k: summary.get(k) for k in COMPARED}
-    if len(strategies) > 1:
+    if len(chosen) > 1:
         print(json.dumps({"compare": compared}))
     return 0
 
@@ -156,8 +155,9 @@ def eval_wtq(args: argparse.Namespace) -> int:
         runner.Item(q.id, {"question": q.question}, list(q.answers), {"table": q.table})
         for q in questions
     ]
-    if args.strategy != "readi":
-        print("readi eval wtq: tables are searched with --strategy readi", file=sys.stderr)
+    if args.strategy not in strategies.names("table"):
+        able = ", ".join(strategies.names("table"))
+        print(f"readi eval wtq: tables are searched with --strategy {able}", file=sys.stderr)
         return 2
     context = context_from(args)
     cache = reply_cache(args)

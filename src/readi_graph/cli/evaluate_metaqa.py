@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from readi_graph import strategies
 from readi_graph.binding import BindingOptions
 from readi_graph.cli.ask import context_from
 from readi_graph.cli.evaluate import (
@@ -184,7 +185,12 @@ def _metaqa_entry(args: argparse.Namespace) -> int:
     if (args.editor or args.budgets) and args.planner not in ("empty", "corrupt"):
         print("--editor and --budgets go with --planner empty or corrupt", file=sys.stderr)
         return 2
-    if args.strategy == "fidelis" and args.planner != "model":
-        print("--strategy fidelis needs --model (offline planners are Readi's)", file=sys.stderr)
+    if args.planner != "model" and not _offline(args.strategy):
+        print(f"--strategy {args.strategy} needs --model (offline planners script Readi's "
+              "prompts)", file=sys.stderr)  # fmt: skip
         return 2
     return eval_metaqa(args)
+
+
+def _offline(strategy: str) -> bool:
+    return strategy != "both" and strategies.get(strategy).offline

@@ -13,6 +13,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
+from readi_graph import strategies
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.fidelis.nodes import (
@@ -67,8 +68,9 @@ def make_fidelis_builder(
         ("verify", make_verify(model), llm_policy),
         ("reason", make_reason(kg, model), llm_policy),
     ]
+    describe = strategies.get("fidelis").describer()  # progress lines, as registered
     for name, node, policy in nodes:
-        builder.add_node(name, reporting(name, node, "kg"), retry_policy=policy)
+        builder.add_node(name, reporting(name, node, "kg", describe), retry_policy=policy)
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "expand")
     builder.add_conditional_edges("expand", route_after_expand)
