@@ -91,3 +91,18 @@ def test_readi_eval_runs_it(
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and summary["n"] == 5 and summary["errors"] == 0
     assert all(json.loads(line)["prediction"] for line in out.read_text().splitlines())
+
+
+def test_a_registered_dataset_is_offered_by_readi_eval(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from readi_graph import datasets
+
+    def arguments(parser: Any) -> None:
+        parser.add_argument("--colour", default="blue")
+        parser.set_defaults(func=lambda args: print(f"{args.data} {args.colour} {args.split}") or 0)
+
+    toy = datasets.Dataset("toyqa", "a toy dataset", "train", arguments, "x:load", "x:score")
+    monkeypatch.setitem(datasets.DATASETS, "toyqa", toy)
+    assert main(["eval", "toyqa", "--data", "here", "--colour", "red"]) == 0
+    assert capsys.readouterr().out.strip() == "here red train"  # common options and its own

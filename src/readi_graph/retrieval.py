@@ -79,7 +79,7 @@ def relation_text(relation: str, label: str | None = None) -> str:
     return f"{text} {label}" if label else text
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     base = os.environ.get("READI_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "readi-graph"
     )
@@ -144,7 +144,7 @@ class RelationIndex:
     def _relation_vectors_unlocked(self) -> np.ndarray:
         if self._vectors is None:
             digest = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()[:24]
-            path = _cache_dir() / "embeddings" / f"minilm-{digest}.npy"
+            path = cache_dir() / "embeddings" / f"minilm-{digest}.npy"
             if path.is_file():
                 self._vectors = np.load(path)
             else:

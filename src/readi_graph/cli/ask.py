@@ -7,36 +7,11 @@ import json
 import sys
 from typing import Any, cast
 
-from readi_graph.context import ReadiContext
+from readi_graph.cli.options import context_from, load_kg, load_table
 from readi_graph.envs.kg import KnowledgeGraph
 from readi_graph.envs.table import Table
 from readi_graph.progress import EVENT
 from readi_graph.strategies import UnknownStrategy
-
-
-def load_kg(source: str | None) -> KnowledgeGraph:
-    """A KG from a URL (SPARQL endpoint), a MetaQA kb.txt, an RDF file, or the demo KG."""
-    if not source:
-        from readi_graph.demo import demo_kg
-
-        return demo_kg()
-    if source.startswith(("http://", "https://")):
-        return KnowledgeGraph.from_endpoint(source)
-    if source.endswith(".txt"):
-        return KnowledgeGraph.from_metaqa(source)
-    return KnowledgeGraph.from_file(source)
-
-
-def context_from(args: argparse.Namespace) -> ReadiContext:
-    """Run settings from the command line (`--model`, `--max-edits`)."""
-    return ReadiContext(max_edits=args.max_edits, **({"model": args.model} if args.model else {}))
-
-
-def load_table(source: str) -> Table:
-    """A table from a CSV or Parquet file."""
-    if source.lower().endswith(".parquet"):
-        return Table.from_parquet(source)
-    return Table.from_csv(source)
 
 
 def run(args: argparse.Namespace) -> int:

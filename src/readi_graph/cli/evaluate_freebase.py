@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.binding import BindingOptions
+from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
+from readi_graph.cli.options import add_kg_source
 from readi_graph.envs.base import InputError, Term
 from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
 from readi_graph.envs.schema import RelationSchema
@@ -99,12 +101,11 @@ def _items(questions: list[FreebaseQuestion]) -> list[runner.Item]:
 
 
 def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str) -> int:
-    from readi_graph.cli.evaluate import evaluate_kg_model
 
     kg = load_freebase(args)
     questions = _named(kg, questions)
     if getattr(args, "planner", None) == "gold":
-        return _webqsp_gold(args, kg, questions, label)
+        return webqsp_gold(args, kg, questions, label)
     return evaluate_kg_model(args, kg, _items(questions), label)
 
 
@@ -118,11 +119,10 @@ def eval_cwq(args: argparse.Namespace) -> int:
     return _run(args, questions, f"cwq {args.split}")
 
 
-def _webqsp_gold(
+def webqsp_gold(
     args: argparse.Namespace, kg: KnowledgeGraph, questions: list[FreebaseQuestion], label: str
 ) -> int:
     """Instantiate each inferential chain forward from its topic mid: the environment alone."""
-    from readi_graph.cli.evaluate import evaluate
     from readi_graph.instantiation import connect, merge
     from readi_graph.paths import Candidate, KGPath
 
@@ -157,18 +157,18 @@ def _webqsp_gold(
     )
 
 
-def add_parsers(datasets: Any) -> None:
-    from readi_graph.cli.evaluate import add_common, add_kg_source
+def add_webqsp_arguments(parser: argparse.ArgumentParser) -> None:
+    _freebase_arguments(parser)
+    parser.add_argument("--planner", choices=("gold", "model"), default="model")
+    parser.set_defaults(func=eval_webqsp)
 
-    for name, split, func, doc in (
-        ("webqsp", "test", eval_webqsp, "WebQSP (official JSON) over Freebase"),
-        ("cwq", "dev", eval_cwq, "ComplexWebQuestions (official JSON) over Freebase"),
-    ):
-        p = datasets.add_parser(name, help=doc)
-        add_common(p, split=split)
-        add_kg_source(p)
-        p.add_argument("--kg", help="a Freebase-style RDF file instead of --endpoint")
-        p.add_argument("--relations", help="relation inventory (JSON keyed by id, or text)")
-        if name == "webqsp":
-            p.add_argument("--planner", choices=("gold", "model"), default="model")
-        p.set_defaults(func=func)
+
+def add_cwq_arguments(parser: argparse.ArgumentParser) -> None:
+    _freebase_arguments(parser)
+    parser.set_defaults(func=eval_cwq)
+
+
+def _freebase_arguments(parser: argparse.ArgumentParser) -> None:
+    add_kg_source(parser)
+    parser.add_argument("--kg", help="a Freebase-style RDF file instead of --endpoint")
+    parser.add_argument("--relations", help="relation inventory (JSON keyed by id, or text)")

@@ -14,23 +14,15 @@ from typing import Any
 
 from readi_graph import strategies
 from readi_graph.binding import BindingOptions
-from readi_graph.cli.ask import context_from
-from readi_graph.cli.evaluate import (
-    add_common,
-    add_kg_source,
-    evaluate,
-    evaluate_kg_model,
-    reply_cache,
-)
+from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
+from readi_graph.cli.options import add_kg_source, context_from, reply_cache
 from readi_graph.context import ReadiContext
 from readi_graph.envs.kg import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores, normalize
 
 
-def add_parsers(datasets: Any) -> None:
-    metaqa = datasets.add_parser("metaqa", help="MetaQA (official layout: kb.txt, N-hop/...)")
-    add_common(metaqa, split="dev")
+def add_arguments(metaqa: argparse.ArgumentParser) -> None:
     add_kg_source(metaqa)
     metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
     metaqa.add_argument(

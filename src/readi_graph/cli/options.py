@@ -1,0 +1,90 @@
+"""Options and loaders the commands share: one neutral home, imported by every command and
+importing none of them (so the CLI modules form no cycle)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from readi_graph import strategies
+from readi_graph.binding import BINDINGS
+from readi_graph.context import ReadiContext
+from readi_graph.envs.kg import KGSettings, KnowledgeGraph
+from readi_graph.envs.table import Table
+from readi_graph.llm_cache import ReplyCache
+
+
+def load_kg(source: str | None) -> KnowledgeGraph:
+    """A KG from a URL (SPARQL endpoint), a MetaQA kb.txt, an RDF file, or the demo KG."""
+    if not source:
+        from readi_graph.demo import demo_kg
+
+        return demo_kg()
+    if source.startswith(("http://", "https://")):
+        return KnowledgeGraph.from_endpoint(source)
+    if source.endswith(".txt"):
+        return KnowledgeGraph.from_metaqa(source)
+    return KnowledgeGraph.from_file(source)
+
+
+def context_from(args: argparse.Namespace) -> ReadiContext:
+    """Run settings from the command line (`--model`, `--max-edits`)."""
+    return ReadiContext(max_edits=args.max_edits, **({"model": args.model} if args.model else {}))
+
+
+def load_table(source: str) -> Table:
+    """A table from a CSV or Parquet file."""
+    if source.lower().endswith(".parquet"):
+        return Table.from_parquet(source)
+    return Table.from_csv(source)
+
+
+def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
+    p.add_argument("--data", required=True, help="dataset directory (official layout)")
+    p.add_argument("--split", default=split)
+    p.add_argument("--limit", type=int, default=None, help="first N questions only")
+    p.add_argument("--concurrency", type=int, default=1, help="questions run at once")
+    p.add_argument(
+        "--async",
+        dest="asynchronous",
+        action="store_true",
+        help="run the questions as tasks on one event loop (ainvoke): a question waiting for "
+        "its model holds no thread",
+    )
+    p.add_argument("--out", help="results file: one JSON line per question")
+    p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
+    p.add_argument("--model", help="chat model ('local': the bundled one)")
+    p.add_argument("--max-edits", type=int, default=4)
+    p.add_argument(
+        "--strategy",
+        choices=[*strategies.names(), "both"],
+        default="readi",
+        help="both: Readi, then FiDeLiS on the same questions, compared in the last line",
+    )
+    p.add_argument(
+        "--cache",
+        default=os.environ.get("READI_REPLY_CACHE") or str(_cache_home() / "replies.sqlite"),
+        help="reply cache (SQLite; default $READI_REPLY_CACHE or ~/.cache/readi-graph/"
+        "replies.sqlite): a rerun costs no LLM calls",
+    )
+    p.add_argument("--no-cache", action="store_true", help="always call the model")
+
+
+def add_kg_source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--endpoint", help="SPARQL endpoint holding the KG")
+    p.add_argument("--graph", help="named graph holding the KG on the endpoint")
+    p.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
+    p.add_argument(
+        "--binding", choices=BINDINGS, default="default", help="binding.BindingOptions.named"
+    )
+
+
+def _cache_home() -> Path:
+    from readi_graph.retrieval import cache_dir
+
+    return cache_dir()
+
+
+def reply_cache(args: argparse.Namespace) -> ReplyCache | None:
+    return None if args.no_cache or not args.cache else ReplyCache(args.cache)
