@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from readi_graph.retrieval import RelationIndex, tokens
+from readi_graph.environments.kg.retrieval import RelationIndex, tokens
 
 from _report import write_report
 

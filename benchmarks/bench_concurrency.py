@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.cli.evaluate_metaqa import answer_among
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import metaqa_ntriples
+from readi_graph.core.context import ReadiContext
+from readi_graph.datasets.metaqa import load_questions
+from readi_graph.datasets.metaqa_offline import OfflineModel
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import metaqa_ntriples
 from readi_graph.eval import runner
 from readi_graph.eval.latency import Delayed
-from readi_graph.eval.metaqa import load_questions
-from readi_graph.eval.offline import OfflineModel
-from readi_graph.graph import build_graph
+from readi_graph.strategies.readi.graph import build_graph
 
 from _report import write_report
 

@@ -26,11 +26,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from readi_graph.diagnosis import diagnose
-from readi_graph.envs.base import Term
-from readi_graph.envs.kg import KnowledgeGraph, count_queries
-from readi_graph.instantiation import connect, merge
-from readi_graph.paths import Candidate, KGPath
+from readi_graph.core.base import Term
+from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.instantiation import connect, merge
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
+from readi_graph.environments.kg.paths import Candidate, KGPath
 
 from _report import write_report
 from bench_hub import measure, one

@@ -33,12 +33,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from readi_graph.envs.base import Term
-from readi_graph.envs.kg import KGSettings, KnowledgeGraph, count_queries
+from readi_graph.core.base import Term
+from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
+from readi_graph.environments.kg.paths import Candidate, KGPath
 from readi_graph.eval.synthetic import EX, hub_ntriples
-from readi_graph.fidelis.pathrag import EDGES_PER_BEAM, Similarity, candidates
-from readi_graph.instantiation import connect
-from readi_graph.paths import Candidate, KGPath
+from readi_graph.strategies.fidelis.pathrag import EDGES_PER_BEAM, Similarity, candidates
 
 from _report import write_report
 
@@ -160,7 +160,7 @@ def main() -> None:
     parser.add_argument("--no-virtuoso", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    from readi_graph.encoder import DenseEncoder, dense_available
+    from readi_graph.environments.kg.encoder import DenseEncoder, dense_available
 
     if dense_available():
         DenseEncoder.encode(["warm up"])  # load MiniLM before anything is timed

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import rdflib
 
-from readi_graph.envs import sparql
-from readi_graph.envs.base import Term
-from readi_graph.envs.kg import KnowledgeGraph, count_queries
-from readi_graph.envs.kg_local import metaqa_ntriples
-from readi_graph.eval.metaqa import MetaQAQuestion, gold_path, load_questions
-from readi_graph.instantiation import connect
-from readi_graph.paths import Binding, KGPath
+from readi_graph.core.base import Term
+from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path, load_questions
+from readi_graph.environments.kg import sparql
+from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
+from readi_graph.environments.kg.local import metaqa_ntriples
+from readi_graph.environments.kg.paths import Binding, KGPath
 
 from _report import write_report
 

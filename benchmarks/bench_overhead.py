@@ -21,12 +21,12 @@ import statistics
 import time
 from pathlib import Path
 
-from readi_graph.encoder import dense_available
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.eval import gold
-from readi_graph.eval.metaqa import load_questions
-from readi_graph.eval.offline import OfflineModel
-from readi_graph.graph import build_graph
+from readi_graph.datasets import metaqa_gold as gold
+from readi_graph.datasets.metaqa import load_questions
+from readi_graph.datasets.metaqa_offline import OfflineModel
+from readi_graph.environments.kg.encoder import dense_available
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.readi.graph import build_graph
 
 from _report import write_report
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from readi_graph.envs.kg import KGSettings, KnowledgeGraph
-from readi_graph.envs.kg_local import metaqa_ntriples
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
+from readi_graph.environments.kg.local import metaqa_ntriples
 
 from servers import Virtuoso, start_virtuoso, virtuoso_available
 
@@ -63,7 +63,7 @@ def metaqa_kg(metaqa_dir: Path) -> KnowledgeGraph:
 @pytest.fixture(scope="session")
 def freebase_mini() -> KnowledgeGraph:
     """A hand-made Freebase-style KG with CVT (compound) nodes."""
-    from readi_graph.envs.kg import FREEBASE_NS
+    from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS
 
     return KnowledgeGraph.from_file(
         FIXTURES / "freebase_mini.ttl", KGSettings(entity_namespace=FREEBASE_NS)

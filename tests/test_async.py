@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.datasets.metaqa import load_questions
+from readi_graph.datasets.metaqa_offline import OfflineModel
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.latency import Delayed
-from readi_graph.eval.metaqa import load_questions
-from readi_graph.eval.offline import OfflineModel
-from readi_graph.graph import build_graph
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.binding import BindingOptions, bind_phrase
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import load_ntriples
-from readi_graph.envs.schema import FREEBASE_NS, RelationSchema
+from readi_graph.environments.kg.binding import BindingOptions, bind_phrase
+from readi_graph.environments.kg.instantiation import bind, bind_locally, connect
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import load_ntriples
+from readi_graph.environments.kg.paths import KGPath
+from readi_graph.environments.kg.retrieval import RelationIndex, id_key
+from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
 from readi_graph.eval.binding_real import (
     IndexBinder,
     gold_relations,
@@ -25,9 +28,6 @@ from readi_graph.eval.replay import (
     fragment_triples,
     replay,
 )
-from readi_graph.instantiation import bind, bind_locally, connect
-from readi_graph.paths import KGPath
-from readi_graph.retrieval import RelationIndex, id_key
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cwq_fragment"
 NS = FREEBASE_NS
@@ -229,7 +229,7 @@ def test_cli_benchmarks_on_real_output(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_paths_new_phrases_are_encoded_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from readi_graph.encoder import DenseEncoder, PhraseCache
+    from readi_graph.environments.kg.encoder import DenseEncoder, PhraseCache
 
     calls: list[list[str]] = []
 

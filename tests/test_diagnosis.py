@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from readi_graph.diagnosis import diagnose, unparseable
-from readi_graph.envs.kg import FREEBASE_NS, KnowledgeGraph
-from readi_graph.envs.kg_local import METAQA_RELATION
-from readi_graph.instantiation import connect
-from readi_graph.paths import Candidate, KGPath
+from readi_graph.environments.kg.diagnosis import diagnose, unparseable
+from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS, KnowledgeGraph
+from readi_graph.environments.kg.local import METAQA_RELATION
+from readi_graph.environments.kg.paths import Candidate, KGPath
 
 
 def fb(name: str) -> tuple[Candidate, ...]:
@@ -67,7 +67,7 @@ def test_a_wrong_earlier_step_is_offered_its_alternatives(metaqa_kg: KnowledgeGr
     (step, where, found) = d.earlier[0]
     assert (step, where) == (1, "The Slugger's Wife") and len(d.earlier) == 1
     assert ("directed_by", True) in {(c.name, c.forward) for c in found}
-    from readi_graph.adapters.render import earlier_text
+    from readi_graph.environments.kg.render import earlier_text
 
     assert earlier_text(d).startswith("step 1 (from The Slugger's Wife): ")
 
@@ -93,7 +93,7 @@ def test_caps_and_determinism(metaqa_kg: KnowledgeGraph) -> None:
 
 
 def test_unparseable_output_is_a_diagnosis() -> None:
-    from readi_graph.parsing import OutputParseError, parse_kg_paths
+    from readi_graph.environments.kg.parsing import OutputParseError, parse_kg_paths
 
     with pytest.raises(OutputParseError) as error:
         parse_kg_paths("I think the answer is Paris!!", ["Paris"])
@@ -108,8 +108,8 @@ def test_unparseable_output_is_a_diagnosis() -> None:
 def test_halfway_instances_of_a_node_reached_at_two_steps() -> None:
     """Real KGs have cycles: X is reached at step 1 (T -p-> X) and at step 2 (Y -q-> X).
     Walking back from X must use step 2's pointer, not step 1's (a KeyError on CWQ data)."""
-    from readi_graph.diagnosis import halfway_instances
-    from readi_graph.envs.kg_local import load_ntriples
+    from readi_graph.environments.kg.diagnosis import halfway_instances
+    from readi_graph.environments.kg.local import load_ntriples
     from readi_graph.eval.replay import fragment_ntriples
 
     triples = [("T", "a.b.p", "X"), ("T", "a.b.p", "Y"), ("Y", "a.b.q", "X")]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.eval.freebase_qa import load_cwq, load_webqsp
-from readi_graph.eval.metaqa import DatasetError
+from readi_graph.datasets.freebase import load_cwq, load_webqsp
+from readi_graph.datasets.metaqa import DatasetError
 
 from conftest import FIXTURES
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.eval.metaqa import MetaQAQuestion
-from readi_graph.eval.offline import OfflineModel, corrupt, gold_steps
+from readi_graph.datasets.metaqa import MetaQAQuestion
+from readi_graph.datasets.metaqa_offline import OfflineModel, corrupt, gold_steps
 
 QUESTION = MetaQAQuestion(
     id="2hop-dev-x",

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import f1, hit1, hit_lenient, kgqa_scores
 from readi_graph.eval.runner import Item, ResultsFileError, read_results
-from readi_graph.graph import build_graph
-from readi_graph.llm_cache import ReplyCache
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import routed
 

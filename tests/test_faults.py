@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from fault_proxy import FaultProxy, fault_proxy
 
-from readi_graph.context import ReadiContext
-from readi_graph.envs.base import EndpointUnavailable, Term
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import metaqa_iri
+from readi_graph.core.base import EndpointUnavailable, Term
+from readi_graph.core.context import ReadiContext
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import metaqa_iri
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores
 from readi_graph.eval.runner import Item, read_results
-from readi_graph.graph import build_graph
+from readi_graph.strategies.readi.graph import build_graph
 
 from conftest import METAQA_GRAPH
 from fakes import function_model, routed
@@ -100,8 +100,8 @@ def test_a_graph_run_against_a_dead_endpoint_ends_with_an_explanation(proxy: Fau
 def test_an_outage_mid_evaluation_is_recorded_and_resume_completes_it(
     proxy: FaultProxy, metaqa_dir: Path, tmp_path: Path
 ) -> None:
-    from readi_graph.eval.metaqa import load_questions
-    from readi_graph.eval.offline import OfflineModel
+    from readi_graph.datasets.metaqa import load_questions
+    from readi_graph.datasets.metaqa_offline import OfflineModel
 
     questions = [q for q, _ in zip(load_questions(metaqa_dir, 2), range(12), strict=False)]
     items = [

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.fidelis.parsing import parse_choice, parse_plan, parse_verdict
-from readi_graph.graph import build_graph
-from readi_graph.parsing import OutputParseError
+from readi_graph.core.context import ReadiContext
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.parsing import OutputParseError
+from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 
@@ -93,7 +93,7 @@ def test_a_dead_beam_drops_out_and_the_other_answers(
         ':a :label "Alpha" . :b :label "Beta" . :c :label "Gamma" . :d :label "Delta" .\n'
         ":a :knows :b . :a :works_with :c . :c :reports_to :d .\n"
     )
-    from readi_graph.envs.kg import KGSettings
+    from readi_graph.environments.kg.knowledge_graph import KGSettings
 
     kg = KnowledgeGraph.from_file(kb, KGSettings(label_predicates=("http://example.org/label",)))
     plan = {"keywords": ["works with", "reports to"], "planning_steps": [],
@@ -115,7 +115,7 @@ def test_calls_stay_within_n_d_plus_d_plus_c(
     metaqa_kg: KnowledgeGraph, metaqa_dir: Path, width: int, depth: int
 ) -> None:
     """Never verified, always greedy (asks for 9 beams): the worst case of App. C."""
-    from readi_graph.eval.metaqa import load_questions
+    from readi_graph.datasets.metaqa import load_questions
 
     def greedy(prompt: str) -> str:
         kind = _kind(prompt)
@@ -180,8 +180,8 @@ def test_eval_compares_both_strategies_on_the_same_questions(
     tmp_path: Path,
 ) -> None:
     from readi_graph.cli import main
-    from readi_graph.eval.metaqa import load_questions
-    from readi_graph.eval.offline import gold_steps
+    from readi_graph.datasets.metaqa import load_questions
+    from readi_graph.datasets.metaqa_offline import gold_steps
 
     from openai_stub import openai_stub
 
@@ -220,8 +220,8 @@ def test_path_rag_reads_a_hubs_best_relations_only() -> None:
     that no longer fits with its own LIMIT; ends under the budget are read whole, together."""
     from typing import Any, cast
 
-    from readi_graph.envs.base import Term
-    from readi_graph.fidelis.pathrag import plan_reads
+    from readi_graph.core.base import Term
+    from readi_graph.strategies.fidelis.pathrag import plan_reads
 
     class Scores:
         def relation(self, relation: str) -> float:

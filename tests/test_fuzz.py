@@ -14,17 +14,17 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readi_graph.envs.base import ReadiError
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.fidelis.parsing import parse_choice, parse_plan, parse_verdict
-from readi_graph.graph import build_graph
-from readi_graph.parsing import (
+from readi_graph.core.base import ReadiError
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.parsing import (
     OutputParseError,
     parse_answer,
     parse_kg_paths,
     parse_list_answer,
     parse_table_plan,
 )
+from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import scripted
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from readi_graph.context import ReadiContext
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm import ModelNotConfigured
 from readi_graph.demo import demo_kg
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.graph import build_graph
-from readi_graph.llm import ModelNotConfigured
-from readi_graph.nodes.generate import InputError
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.strategies.readi.nodes.generate import InputError
 
 from fakes import path, scripted
 
@@ -158,11 +158,11 @@ def test_permanent_model_errors_are_not_retried(kg: KnowledgeGraph) -> None:
 def test_missing_model_configuration_names_the_variables(
     kg: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import readi_graph.local_model
+    import readi_graph.core.local_model
 
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(readi_graph.local_model, "local_available", lambda: False)
+    monkeypatch.setattr(readi_graph.core.local_model, "local_available", lambda: False)
     graph = build_graph(kg)  # building needs no model
     with pytest.raises(ModelNotConfigured, match=r"OPENAI_API_KEY.*OPENAI_BASE_URL.*\[local\]"):
         graph.invoke(ZWICK, LIMIT)
@@ -178,13 +178,13 @@ def test_unreadable_output_is_counted(kg: KnowledgeGraph) -> None:
 
 
 def test_environment_endpoint_wins_over_the_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    import readi_graph.local_model
-    from readi_graph.context import ReadiContext
-    from readi_graph.llm import default_model
+    import readi_graph.core.local_model
+    from readi_graph.core.context import ReadiContext
+    from readi_graph.core.llm import default_model
 
-    monkeypatch.setattr(readi_graph.local_model, "local_available", lambda: True)
+    monkeypatch.setattr(readi_graph.core.local_model, "local_available", lambda: True)
     monkeypatch.setattr(
-        readi_graph.local_model,
+        readi_graph.core.local_model,
         "local_chat_model",
         lambda *a, **k: pytest.fail("the local model must not start"),
     )

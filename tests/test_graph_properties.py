@@ -17,12 +17,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from readi_graph.envs.base import InputError
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import load_ntriples
-from readi_graph.envs.names import normalize_name
-from readi_graph.envs.sparql import literal
-from readi_graph.graph import build_graph
+from readi_graph.core.base import InputError
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import load_ntriples
+from readi_graph.environments.kg.names import normalize_name
+from readi_graph.environments.kg.sparql import literal
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 

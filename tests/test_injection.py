@@ -19,10 +19,10 @@ from rdflib import Literal, URIRef
 from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.parser import parseQuery
 
-from readi_graph.envs.base import ReadiError, Term
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.table import Table
-from readi_graph.graph import build_graph
+from readi_graph.core.base import ReadiError, Term
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.table.table import Table
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import path, routed
 

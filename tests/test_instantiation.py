@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.envs.base import Term
-from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
-from readi_graph.envs.kg_local import METAQA_RELATION, load_metaqa
-from readi_graph.eval.metaqa import gold_path, gold_plan, load_questions
-from readi_graph.instantiation import bind, connect, merge
-from readi_graph.paths import Candidate, KGPath
+from readi_graph.core.base import Term
+from readi_graph.datasets.metaqa import gold_path, gold_plan, load_questions
+from readi_graph.environments.kg.instantiation import bind, connect, merge
+from readi_graph.environments.kg.knowledge_graph import (
+    FREEBASE_NS,
+    KGSettings,
+    KnowledgeGraph,
+    count_queries,
+)
+from readi_graph.environments.kg.local import METAQA_RELATION, load_metaqa
+from readi_graph.environments.kg.paths import Candidate, KGPath
 
 
 def rel(name: str, direction: str = "both") -> tuple[Candidate, ...]:
@@ -173,7 +178,7 @@ def test_a_self_loop_on_the_topic_is_kept(metaqa_kg: KnowledgeGraph) -> None:
 def test_typed_and_plain_literals_of_one_value_are_one_answer() -> None:
     """A question whose constraints end in "1979"^^xsd:gYear and "1979" (it raised TypeError
     in merge: `None < str` while sorting the terms)."""
-    from readi_graph.envs.kg_local import load_ntriples
+    from readi_graph.environments.kg.local import load_ntriples
 
     ex, year = "http://example.org/", "http://www.w3.org/2001/XMLSchema#gYear"
     kg = KnowledgeGraph(

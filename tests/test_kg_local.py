@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import rdflib
 
-from readi_graph.envs.base import KGFormatError, Term
-from readi_graph.envs.kg import FREEBASE_NS, KnowledgeGraph
-from readi_graph.envs.kg_local import METAQA_RELATION, SKOLEM_BASE, metaqa_iri
+from readi_graph.core.base import KGFormatError, Term
+from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS, KnowledgeGraph
+from readi_graph.environments.kg.local import METAQA_RELATION, SKOLEM_BASE, metaqa_iri
 
 NT = """<http://ex.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Alpha" .
 <http://ex.org/a> <http://ex.org/knows> _:x .

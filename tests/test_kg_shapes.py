@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.graph import build_graph
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.readi.graph import build_graph
 
 from conftest import FIXTURES
 from fakes import path, scripted
@@ -119,9 +119,9 @@ def test_wikidata_relations_are_shown_by_their_labels() -> None:
 
 
 def test_fidelis_shows_wikidata_relations_by_their_labels() -> None:
-    from readi_graph.envs.base import Term
-    from readi_graph.fidelis import beams
-    from readi_graph.fidelis.pathrag import candidates
+    from readi_graph.core.base import Term
+    from readi_graph.strategies.fidelis import beams
+    from readi_graph.strategies.fidelis.pathrag import candidates
 
     kg = KnowledgeGraph.from_file(SHAPES / "wikidata.ttl", settings="wikidata")
     start = Term.iri("http://www.wikidata.org/entity/Q100")
@@ -136,7 +136,7 @@ def test_fidelis_shows_wikidata_relations_by_their_labels() -> None:
 
 def test_wikidata_statement_nodes_are_compound_and_lead_to_their_qualifiers() -> None:
     kg = KnowledgeGraph.from_file(SHAPES / "wikidata.ttl", settings="wikidata")
-    from readi_graph.envs.base import Term
+    from readi_graph.core.base import Term
 
     statement = Term.iri("http://www.wikidata.org/entity/statement/Q200-spouse-1")
     unlabelled_entity = Term.iri("http://www.wikidata.org/entity/Q999")
@@ -147,7 +147,7 @@ def test_wikidata_statement_nodes_are_compound_and_lead_to_their_qualifiers() ->
 
 
 def test_a_kg_without_labels_has_no_compound_nodes_but_blank_ones() -> None:
-    from readi_graph.envs.base import Term
+    from readi_graph.core.base import Term
 
     kg = KnowledgeGraph.from_file(SHAPES / "iris_only.ttl")
     q = kg.resolve("http://www.wikidata.org/entity/Q100").nodes[0]
@@ -158,7 +158,7 @@ def test_a_kg_without_labels_has_no_compound_nodes_but_blank_ones() -> None:
 
 
 def test_presets_by_name_and_an_unknown_one() -> None:
-    from readi_graph.envs.kg import KGSettings
+    from readi_graph.environments.kg.knowledge_graph import KGSettings
 
     assert KGSettings.preset("default") == KGSettings()
     for name in ("metaqa", "freebase", "wikidata", "dbpedia"):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.synthetic import EX, hub_ntriples
-from readi_graph.graph import build_graph
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model, path
 
@@ -19,7 +19,7 @@ EDGES = 100_000
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeGraph:
-    from readi_graph.envs.kg import KGSettings
+    from readi_graph.environments.kg.knowledge_graph import KGSettings
 
     file: Path = tmp_path_factory.mktemp("hub") / "hub.nt"
     file.write_text(hub_ntriples(EDGES), encoding="utf-8")
@@ -63,9 +63,9 @@ def test_a_hub_hop_reads_a_bounded_number_of_rows_and_keeps_the_uncapped_querys_
 ) -> None:
     """The cap is inside the query: the hop reads `rows_per_relation` + 1 rows of the 100,000,
     and keeps the nodes an uncapped query gives first (same store order), then the cap."""
-    from readi_graph.envs.base import Term
-    from readi_graph.instantiation import connect
-    from readi_graph.paths import Candidate, KGPath
+    from readi_graph.core.base import Term
+    from readi_graph.environments.kg.instantiation import connect
+    from readi_graph.environments.kg.paths import Candidate, KGPath
 
     sizes: list[int] = []
     select = hub.backend.select

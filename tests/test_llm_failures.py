@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.graph import build_graph
-from readi_graph.prompts import estimate_tokens
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.prompts import estimate_tokens
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model, path, scripted
 

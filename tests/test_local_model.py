@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from readi_graph.context import ReadiContext
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.local_model import local_available
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.graph import build_graph
-from readi_graph.local_model import local_available
+from readi_graph.strategies.readi.graph import build_graph
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,7 +59,7 @@ def test_the_local_server_dies_with_its_process(signal_name: str) -> None:
 
     script = (
         "import sys, time\n"
-        "from readi_graph.local_model import local_server\n"
+        "from readi_graph.core.local_model import local_server\n"
         "print(local_server().process.pid, flush=True)\n"
         "time.sleep(600)\n"
     )

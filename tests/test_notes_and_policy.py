@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from readi_graph.context import ReadiContext
+from readi_graph.core.context import ReadiContext
 from readi_graph.demo import demo_kg
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import load_ntriples
-from readi_graph.envs.table import Table
-from readi_graph.graph import build_graph
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import load_ntriples
+from readi_graph.environments.table.table import Table
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 
@@ -147,7 +147,7 @@ def test_two_marriages_are_two_numbered_compounds_with_their_own_dates() -> None
 
 
 def test_a_cut_keeps_whole_chains_the_most_relevant_first() -> None:
-    from readi_graph.adapters.render import by_relevance
+    from readi_graph.environments.kg.render import by_relevance
 
     rows = [
         ["Zwick", "directed", "Fat Albert"], ["Fat Albert", "in_language", "English"],
@@ -186,7 +186,7 @@ def test_the_prompt_shows_whole_chains_when_evidence_is_cut() -> None:
 def test_the_frontier_cap_keeps_the_nodes_other_constraints_reached() -> None:
     """Ann likes five things, Bob one of them; with a cap of 2 nodes per step Ann's walk kept
     two others and the question 'what do both like' met nothing."""
-    from readi_graph.envs.kg import KGSettings
+    from readi_graph.environments.kg.knowledge_graph import KGSettings
 
     text = f'<{EX}ann> <{LABEL}> "Ann" .\n<{EX}bob> <{LABEL}> "Bob" .\n'
     text += "".join(
@@ -209,8 +209,8 @@ def test_the_frontier_cap_keeps_the_nodes_other_constraints_reached() -> None:
 def test_a_read_capped_in_the_query_still_finds_what_other_constraints_reached() -> None:
     """With one row read per relation, Ann's walk sees one liked thing, the store's first; the
     one Bob likes is another, and is looked for on purpose (one more query)."""
-    from readi_graph.envs.base import Term
-    from readi_graph.envs.kg import KGSettings
+    from readi_graph.core.base import Term
+    from readi_graph.environments.kg.knowledge_graph import KGSettings
 
     ann = f'<{EX}ann> <{LABEL}> "Ann" .\n<{EX}bob> <{LABEL}> "Bob" .\n'
     ann += "".join(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from readi_graph.envs import sparql
-from readi_graph.envs.base import Term, UnsafeQueryInput
-from readi_graph.envs.kg_local import RDFS_LABEL, OxigraphBackend
+from readi_graph.core.base import Term, UnsafeQueryInput
+from readi_graph.environments.kg import sparql
+from readi_graph.environments.kg.local import RDFS_LABEL, OxigraphBackend
 
 HOSTILE_NAMES = [
     'x" } ; DROP GRAPH <urn:g> ; SELECT * { "',

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from readi_graph.core.progress import EVENT
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.graph import build_graph
-from readi_graph.progress import EVENT
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import path, routed
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from readi_graph.envs.table import Table, TableFormatError
-from readi_graph.eval.wtq import unescape_tsv
+from readi_graph.datasets.wtq import unescape_tsv
+from readi_graph.environments.table.table import Table, TableFormatError
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from readi_graph.context import ReadiContext
-from readi_graph.envs.table import Table
-from readi_graph.graph import build_graph
+from readi_graph.core.context import ReadiContext
+from readi_graph.environments.table.table import Table
+from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 

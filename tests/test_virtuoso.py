@@ -8,11 +8,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from readi_graph.diagnosis import diagnose
-from readi_graph.envs.kg import KnowledgeGraph, count_queries
-from readi_graph.eval.metaqa import gold_path, load_questions
-from readi_graph.instantiation import connect
-from readi_graph.paths import KGPath
+from readi_graph.datasets.metaqa import gold_path, load_questions
+from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
+from readi_graph.environments.kg.paths import KGPath
 
 from servers import Virtuoso
 
@@ -69,7 +69,7 @@ def test_hostile_names_reach_virtuoso_only_as_literals(
 
 
 def test_literal_frontiers_work_remotely(virtuoso_kg: KnowledgeGraph) -> None:
-    from readi_graph.envs.kg_local import METAQA_RELATION
+    from readi_graph.environments.kg.local import METAQA_RELATION
 
     gump = virtuoso_kg.resolve("Forrest Gump").nodes
     (year,) = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.eval.wtq import (
+from readi_graph.datasets.wtq import (
     denotation_correct,
     load_questions,
     normalize,

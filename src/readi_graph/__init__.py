@@ -5,9 +5,7 @@ diagnose, edit, answer). The KG environment underneath (load, resolve, bind, con
 merge) is public too, for evaluation without an LLM.
 """
 
-from readi_graph.context import ReadiContext
-from readi_graph.diagnosis import CandidateRelation, Diagnosis, Reason, diagnose
-from readi_graph.envs.base import (
+from readi_graph.core.base import (
     EndpointError,
     EndpointUnavailable,
     KGFormatError,
@@ -17,16 +15,23 @@ from readi_graph.envs.base import (
     Triple,
     UnsafeQueryInput,
 )
-from readi_graph.envs.kg import Edge, KGSettings, KnowledgeGraph, count_queries
-from readi_graph.envs.names import Resolution
-from readi_graph.graph import build_graph, make_builder
-from readi_graph.instantiation import Hop, Instance, Merged, bind, connect, merge
-from readi_graph.llm import ModelNotConfigured
-from readi_graph.llm_cache import ReplyCache
-from readi_graph.parsing import OutputParseError
-from readi_graph.paths import Binding, Candidate, KGPath
-from readi_graph.retrieval import RelationIndex
-from readi_graph.state import ReadiInput, ReadiOutput, ReadiState
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm import ModelNotConfigured
+from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
+from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis, Reason, diagnose
+from readi_graph.environments.kg.instantiation import Hop, Instance, Merged, bind, connect, merge
+from readi_graph.environments.kg.knowledge_graph import (
+    Edge,
+    KGSettings,
+    KnowledgeGraph,
+    count_queries,
+)
+from readi_graph.environments.kg.names import Resolution
+from readi_graph.environments.kg.parsing import OutputParseError
+from readi_graph.environments.kg.paths import Binding, Candidate, KGPath
+from readi_graph.environments.kg.retrieval import RelationIndex
+from readi_graph.strategies.readi.graph import build_graph, make_builder
 from readi_graph.tool import as_tool
 
 __version__ = "0.1.0"

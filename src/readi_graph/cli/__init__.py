@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from readi_graph import strategies
 from readi_graph.cli import ask, bench, evaluate, score
-from readi_graph.envs.base import ReadiError
+from readi_graph.core.base import ReadiError
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,15 +8,15 @@ import sys
 from typing import Any, cast
 
 from readi_graph.cli.options import context_from, load_kg, load_table
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.table import Table
-from readi_graph.progress import EVENT
+from readi_graph.core.progress import EVENT
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.table.table import Table
 from readi_graph.strategies import UnknownStrategy
 
 
 def run(args: argparse.Namespace) -> int:
-    from readi_graph.graph import build_graph
-    from readi_graph.state import ReadiInput
+    from readi_graph.core.state import ReadiInput
+    from readi_graph.strategies.readi.graph import build_graph
 
     env: KnowledgeGraph | Table = load_table(args.table) if args.table else load_kg(args.kg)
     if not args.table and not args.entity:

@@ -55,9 +55,9 @@ def bench_pathrag(args: argparse.Namespace) -> int:
     import itertools
     from pathlib import Path
 
-    from readi_graph.envs.kg import KnowledgeGraph
+    from readi_graph.datasets.metaqa import load_questions
+    from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
     from readi_graph.eval.analyses import pathrag_coverage
-    from readi_graph.eval.metaqa import load_questions
 
     kg = KnowledgeGraph.from_metaqa(Path(args.data) / "kb.txt")
     questions = list(itertools.islice(load_questions(args.data, args.hops, "dev"), args.limit))

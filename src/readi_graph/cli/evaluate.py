@@ -17,8 +17,8 @@ from typing import Any
 
 from readi_graph import datasets
 from readi_graph.cli.options import add_common, context_from, reply_cache
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KnowledgeGraph
+from readi_graph.core.context import ReadiContext
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores
 
@@ -67,7 +67,7 @@ def evaluate_kg_model(
 ) -> int:
     """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
     results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
-    from readi_graph.graph import build_graph
+    from readi_graph.strategies.readi.graph import build_graph
 
     chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
     context, cache = context_from(args), reply_cache(args)

@@ -15,14 +15,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from readi_graph.binding import BindingOptions
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source
-from readi_graph.envs.base import InputError, Term
-from readi_graph.envs.kg import FREEBASE_NS, KGSettings, KnowledgeGraph, count_queries
-from readi_graph.envs.schema import RelationSchema
+from readi_graph.core.base import InputError, Term
+from readi_graph.datasets.freebase import FreebaseQuestion, load_cwq, load_webqsp
+from readi_graph.environments.kg.binding import BindingOptions
+from readi_graph.environments.kg.knowledge_graph import (
+    FREEBASE_NS,
+    KGSettings,
+    KnowledgeGraph,
+    count_queries,
+)
+from readi_graph.environments.kg.schema import RelationSchema
 from readi_graph.eval import runner
-from readi_graph.eval.freebase_qa import FreebaseQuestion, load_cwq, load_webqsp
 from readi_graph.eval.metrics import kgqa_scores
 
 
@@ -123,8 +128,8 @@ def webqsp_gold(
     args: argparse.Namespace, kg: KnowledgeGraph, questions: list[FreebaseQuestion], label: str
 ) -> int:
     """Instantiate each inferential chain forward from its topic mid: the environment alone."""
-    from readi_graph.instantiation import connect, merge
-    from readi_graph.paths import Candidate, KGPath
+    from readi_graph.environments.kg.instantiation import connect, merge
+    from readi_graph.environments.kg.paths import Candidate, KGPath
 
     by_id = {q.id: q for q in questions}
 

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph import strategies
-from readi_graph.binding import BindingOptions
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, context_from, reply_cache
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KGSettings, KnowledgeGraph
+from readi_graph.core.context import ReadiContext
+from readi_graph.environments.kg.binding import BindingOptions
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores, normalize
 
@@ -59,7 +59,7 @@ def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     if args.backend == "rdflib":
         import rdflib
 
-        from readi_graph.envs.kg_local import metaqa_ntriples
+        from readi_graph.environments.kg.local import metaqa_ntriples
 
         graph = rdflib.Graph().parse(data=metaqa_ntriples(kb), format="nt")
         kg = KnowledgeGraph.from_rdflib(graph, settings, backend="rdflib")
@@ -80,13 +80,13 @@ def answer_among(gold: Any, predicted: list[str]) -> dict[str, float]:
 
 
 def eval_metaqa(args: argparse.Namespace) -> int:
-    from readi_graph.eval.metaqa import load_questions
+    from readi_graph.datasets.metaqa import load_questions
 
     questions = list(itertools.islice(load_questions(args.data, args.hops, args.split), args.limit))
     label = f"metaqa {args.hops}-hop {args.split}"
     if args.planner == "gold":
         return _metaqa_gold(args, questions, label)
-    from readi_graph.graph import build_graph
+    from readi_graph.strategies.readi.graph import build_graph
 
     items = [
         runner.Item(
@@ -101,11 +101,11 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
 
-    from readi_graph.eval.offline import OfflineModel
+    from readi_graph.datasets.metaqa_offline import OfflineModel
 
     delegate = None
     if args.model:  # a real model edits and answers, from the offline first path
-        from readi_graph.llm import ModelRef
+        from readi_graph.core.llm import ModelRef
 
         delegate = ModelRef(None, context_from(args)).get()
     editor = args.editor or "none"
@@ -161,7 +161,7 @@ def _sweep(
 
 def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> int:
     """The environment alone: instantiate gold paths (no graph, no LLM)."""
-    from readi_graph.eval import gold
+    from readi_graph.datasets import metaqa_gold as gold
 
     kg = load_metaqa_kg(args)
     with contextlib.ExitStack() as stack:

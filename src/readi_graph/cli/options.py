@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 from readi_graph import strategies
-from readi_graph.binding import BINDINGS
-from readi_graph.context import ReadiContext
-from readi_graph.envs.kg import KGSettings, KnowledgeGraph
-from readi_graph.envs.table import Table
-from readi_graph.llm_cache import ReplyCache
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.environments.kg.binding import BINDINGS
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
+from readi_graph.environments.table.table import Table
 
 
 def load_kg(source: str | None) -> KnowledgeGraph:
@@ -81,7 +81,7 @@ def add_kg_source(p: argparse.ArgumentParser) -> None:
 
 
 def _cache_home() -> Path:
-    from readi_graph.retrieval import cache_dir
+    from readi_graph.environments.kg.retrieval import cache_dir
 
     return cache_dir()
 

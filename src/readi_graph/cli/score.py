@@ -6,13 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from readi_graph.envs.base import ReadiError
+from readi_graph.core.base import ReadiError
 
 
 def _read_predictions(path: Path) -> dict[str, list[str]]:
     """JSON lines (`id` + `prediction`/`answers`: a list, or a `|`-joined string), or the
     official TSV (`id<TAB>answer<TAB>answer...`, TSV-escaped)."""
-    from readi_graph.eval.wtq import unescape_tsv
+    from readi_graph.datasets.wtq import unescape_tsv
 
     predictions: dict[str, list[str]] = {}
     with path.open(encoding="utf-8") as handle:
@@ -34,7 +34,7 @@ def _read_predictions(path: Path) -> dict[str, list[str]]:
 
 
 def score_wtq(args: argparse.Namespace) -> int:
-    from readi_graph.eval.wtq import denotation_correct, load_questions
+    from readi_graph.datasets.wtq import denotation_correct, load_questions
 
     questions = list(load_questions(args.data, args.split))
     predictions = _read_predictions(Path(args.predictions))

@@ -44,9 +44,9 @@ register(
         "MetaQA (official layout: kb.txt, N-hop/...)",
         "dev",
         cli="readi_graph.cli.evaluate_metaqa:add_arguments",
-        loader="readi_graph.eval.metaqa:load_questions",
+        loader="readi_graph.datasets.metaqa:load_questions",
         scorer="readi_graph.eval.metrics:kgqa_scores",
-        gold="readi_graph.eval.metaqa:gold_path",
+        gold="readi_graph.datasets.metaqa:gold_path",
     )
 )
 register(
@@ -55,8 +55,8 @@ register(
         "WikiTableQuestions with a chat model",
         "training",
         cli="readi_graph.cli.evaluate_wtq:add_arguments",
-        loader="readi_graph.eval.wtq:load_questions",
-        scorer="readi_graph.eval.wtq:denotation_correct",
+        loader="readi_graph.datasets.wtq:load_questions",
+        scorer="readi_graph.datasets.wtq:denotation_correct",
     )
 )
 register(
@@ -65,7 +65,7 @@ register(
         "WebQSP (official JSON) over Freebase",
         "test",
         cli="readi_graph.cli.evaluate_freebase:add_webqsp_arguments",
-        loader="readi_graph.eval.freebase_qa:load_webqsp",
+        loader="readi_graph.datasets.freebase:load_webqsp",
         scorer="readi_graph.eval.metrics:kgqa_scores",
         gold="readi_graph.cli.evaluate_freebase:webqsp_gold",
     )
@@ -76,7 +76,7 @@ register(
         "ComplexWebQuestions (official JSON) over Freebase",
         "dev",
         cli="readi_graph.cli.evaluate_freebase:add_cwq_arguments",
-        loader="readi_graph.eval.freebase_qa:load_cwq",
+        loader="readi_graph.datasets.freebase:load_cwq",
         scorer="readi_graph.eval.metrics:kgqa_scores",
     )
 )

@@ -11,9 +11,9 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import LazyBackend, load_metaqa
-from readi_graph.envs.table import Table
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import LazyBackend, load_metaqa
+from readi_graph.environments.table.table import Table
 
 DEMO_KB = Path(str(resources.files(__name__).joinpath("movies.txt")))
 DEMO_TABLE = Path(str(resources.files(__name__).joinpath("seasons.csv")))

@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from readi_graph.envs.base import Term
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.eval.metaqa import MetaQAQuestion, gold_path
-from readi_graph.fidelis.pathrag import candidates
-from readi_graph.instantiation import connect
+from readi_graph.core.base import Term
+from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path
+from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.fidelis.pathrag import candidates
 
 Record = dict[str, Any]
 SWEEP_KEYS = (

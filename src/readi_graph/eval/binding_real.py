@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from readi_graph.binding import QUESTION_WEIGHT, ranked
-from readi_graph.encoder import phrases
-from readi_graph.envs.schema import FREEBASE_NS, RelationSchema
-from readi_graph.retrieval import RelationIndex, id_key, local_name
+from readi_graph.environments.kg.binding import QUESTION_WEIGHT, ranked
+from readi_graph.environments.kg.encoder import phrases
+from readi_graph.environments.kg.retrieval import RelationIndex, id_key, local_name
+from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
 
 KS = (1, 5, 10)
 # Gold relations not among even the top 100 of anything the model wrote are out of reach of

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from readi_graph.encoder import dense_available
-from readi_graph.envs.kg import FREEBASE_NS
-from readi_graph.envs.kg_local import METAQA_RELATION
-from readi_graph.eval.metaqa import TYPE_RELATIONS, gold_plan, load_questions
-from readi_graph.retrieval import RelationIndex
+from readi_graph.datasets.metaqa import TYPE_RELATIONS, gold_plan, load_questions
+from readi_graph.environments.kg.encoder import dense_available
+from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS
+from readi_graph.environments.kg.local import METAQA_RELATION
+from readi_graph.environments.kg.retrieval import RelationIndex
 
 KS = (1, 5, 10)
 

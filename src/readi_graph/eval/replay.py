@@ -26,12 +26,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from readi_graph.binding import BindingOptions
-from readi_graph.envs.kg import KnowledgeGraph
-from readi_graph.envs.kg_local import load_ntriples
-from readi_graph.envs.names import normalize_name
-from readi_graph.envs.schema import FREEBASE_NS, RelationSchema
-from readi_graph.envs.sparql import literal
+from readi_graph.environments.kg.binding import BindingOptions
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import load_ntriples
+from readi_graph.environments.kg.names import normalize_name
+from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
+from readi_graph.environments.kg.sparql import literal
 
 NAME = FREEBASE_NS + "type.object.name"
 ENTITY = "urn:readi:cwq:entity:"  # named nodes: the fragment gives names, not their mids
@@ -113,9 +113,9 @@ def replay(
     questions: Sequence[dict[str, Any]], kg: KnowledgeGraph, *, concurrency: int = 1
 ) -> dict[str, Any]:
     """Run each question's published paths through the graph (no edits) and score them."""
-    from readi_graph.context import ReadiContext
-    from readi_graph.graph import build_graph
-    from readi_graph.state import ReadiInput
+    from readi_graph.core.context import ReadiContext
+    from readi_graph.core.state import ReadiInput
+    from readi_graph.strategies.readi.graph import build_graph
 
     model = ReplayModel(
         paths={q["question"]: q.get("relation_path_candidates") or {} for q in questions}

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from readi_graph.envs.base import ReadiError
+from readi_graph.core.base import ReadiError
 from readi_graph.eval.runner import read_results
 from readi_graph.eval.summary import Record, by_group, edits_histogram, summarize
 

@@ -21,8 +21,8 @@ from typing import IO, Any
 
 from langchain_core.runnables import RunnableLambda
 
-from readi_graph.context import ReadiContext
-from readi_graph.envs.base import ReadiError
+from readi_graph.core.base import ReadiError
+from readi_graph.core.context import ReadiContext
 from readi_graph.eval.summary import summarize
 
 Record = dict[str, Any]

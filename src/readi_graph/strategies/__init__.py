@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from readi_graph.envs.base import ReadiError
+from readi_graph.core.base import ReadiError
 
 Update = dict[str, Any]
 Describe = Callable[[str, Update, str], str]  # (node, its update, environment kind) -> a line
@@ -95,10 +95,10 @@ def names(environment: str | None = None) -> list[str]:
 register(
     Strategy(
         "readi",
-        builder="readi_graph.graph:make_builder",
-        state="readi_graph.state:ReadiState",
-        context="readi_graph.context:ReadiContext",
-        describe="readi_graph.nodes.describe:describe",
+        builder="readi_graph.strategies.readi.graph:make_builder",
+        state="readi_graph.core.state:ReadiState",
+        context="readi_graph.core.context:ReadiContext",
+        describe="readi_graph.strategies.readi.nodes.describe:describe",
         environments=("kg", "table"),
         description="Readi: the model writes a whole path, edited only when it does not "
         "instantiate",
@@ -108,10 +108,10 @@ register(
 register(
     Strategy(
         "fidelis",
-        builder="readi_graph.fidelis.graph:make_fidelis_builder",
-        state="readi_graph.fidelis.graph:FidelisState",
-        context="readi_graph.context:ReadiContext",
-        describe="readi_graph.fidelis.describe:describe",
+        builder="readi_graph.strategies.fidelis.graph:make_fidelis_builder",
+        state="readi_graph.strategies.fidelis.graph:FidelisState",
+        context="readi_graph.core.context:ReadiContext",
+        describe="readi_graph.strategies.fidelis.describe:describe",
         environments=("kg",),
         description="FiDeLiS: Path-RAG retrieval and a deductive-verification beam search",
     )

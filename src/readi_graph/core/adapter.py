@@ -1,0 +1,101 @@
+"""Adapters: what differs between environments, behind one interface the nodes use.
+
+The graph, state, router, budget and usage accounting are shared; an adapter supplies the
+prompts' values, reads the model's plans and answers, and binds, connects and diagnoses on its
+environment (a KG's relation paths, or a table's headers and row constraints). Everything that
+crosses the interface is plain JSON, because it lives in the graph's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.state import ReadiState
+from readi_graph.environments.kg.diagnosis import Diagnosis
+
+Record = dict[str, Any]
+
+
+@dataclass
+class Material:
+    """What the answer node needs from the instances."""
+
+    evidence: list[list[str]]  # KG: (subject, relation, object); table: headers, then rows
+    prompt_values: dict[str, str]  # placeholders of the answer prompt besides the question
+    fallback: list[str]  # answers to report when the model's answer cannot be read
+    known: set[str] = field(default_factory=set)  # normalized values an answer is grounded in
+    path: list[str] = field(default_factory=list)  # the final path, rendered
+    no_evidence: str | None = None  # why there is nothing to answer from (no LLM call then)
+    notes: list[str] = field(default_factory=list)  # caveats the answer model was told
+
+
+class Adapter(Protocol):
+    prompts: tuple[str, str, str]  # generate, edit, answer prompt files
+
+    def prepare(self, state: ReadiState) -> Record:
+        """Check the input (raise `InputError`); return state updates (e.g. cleaned names)."""
+        ...
+
+    def generate_values(self, state: ReadiState) -> dict[str, str]: ...
+
+    def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
+        """The plan in the model's reply (raise `OutputParseError`); an edit may keep parts of
+        the previous plan the model left out."""
+        ...
+
+    def bind(self, state: ReadiState, ctx: ReadiContext) -> Record: ...
+
+    def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:
+        """(instances, attempts) for the current plan and bindings."""
+        ...
+
+    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+        """The better of each earlier and current instance (an edit can get less far)."""
+        ...
+
+    def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis: ...
+
+    def edit_values(self, state: ReadiState) -> dict[str, str]: ...
+
+    def material(self, state: ReadiState, ctx: ReadiContext) -> Material: ...
+
+    def parse_answer(self, text: str) -> list[str] | None: ...
+
+    def plan_schema(self, state: ReadiState) -> Record:
+        """JSON schema of a plan reply, for servers that constrain output (the local model)."""
+        ...
+
+
+def no_evidence(state: ReadiState, source: str, default: str) -> str:
+    """Why there is nothing to answer from: the diagnosis' reasons, or `default`."""
+    reasons = (state.get("diagnosis") or {}).get("reasons") or []
+    why = "; ".join(r["message"] for r in reasons) or default
+    return f"The {source} gave no evidence: {why}."
+
+
+def adapter_for(env: object) -> Adapter:
+    """The adapter of a `KnowledgeGraph` or a `Table`."""
+    from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+    from readi_graph.environments.table.table import Table
+
+    if isinstance(env, KnowledgeGraph):
+        from readi_graph.environments.kg.adapter import KGAdapter
+
+        return KGAdapter(env)
+    if isinstance(env, Table):
+        from readi_graph.environments.table.adapter import TableAdapter
+
+        return TableAdapter(env)
+    raise TypeError(f"build_graph needs a KnowledgeGraph or a Table, got {type(env).__name__}")
+
+
+ANSWER_SCHEMA: Record = {
+    "type": "object",
+    "properties": {
+        "thought": {"type": "string", "maxLength": 400},
+        "answers": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["thought", "answers"],
+}

@@ -1,0 +1,241 @@
+"""Chat models: any LangChain `BaseChatModel`, or `ChatOpenAI` configured from the environment.
+
+`OPENAI_BASE_URL` points `ChatOpenAI` at any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
+`READI_MODEL` names the model; the name `local` (or no configuration at all, when the `[local]`
+extra is installed) starts the bundled SmolLM2 model on loopback. The model is resolved on
+first use, so a graph can be built (and shown in Studio) before a key is configured; the first
+call then fails with one clear error.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from readi_graph.core.base import EndpointUnavailable, ReadiError
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm_cache import ReplyCache, model_key
+
+
+class ModelNotConfigured(ReadiError):
+    """No chat model was passed and none is configured in the environment."""
+
+
+def default_model(context: ReadiContext) -> BaseChatModel:
+    """The model when none is passed: `model="local"` → the bundled local model; else an
+    endpoint/key from the environment; else the local model if its extra is installed."""
+    from readi_graph.core.local_model import local_available, local_chat_model
+
+    if context.model == "local":
+        return cast(BaseChatModel, local_chat_model(context.temperature))
+    key = os.environ.get("OPENAI_API_KEY")
+    base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
+    if not key and not base_url:
+        if local_available():
+            return cast(BaseChatModel, local_chat_model(context.temperature))
+        raise ModelNotConfigured(
+            "no chat model: pass llm=<any LangChain chat model> to build_graph, or set "
+            "OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server "
+            "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>, or install the "
+            "bundled local model: pip install 'readi-graph[local]'"
+        )
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=context.model,
+        base_url=base_url,
+        api_key=key or "EMPTY",  # type: ignore[arg-type]  # local servers ignore it
+        temperature=context.temperature,
+        use_responses_api=False,
+        timeout=context.llm_timeout,
+        max_retries=0,  # retries are the graph's RetryPolicy, bounded and visible
+    )
+
+
+class ModelRef:
+    """The model a graph uses, resolved once, on first use."""
+
+    def __init__(
+        self,
+        llm: BaseChatModel | str | None,
+        context: ReadiContext,
+        cache: ReplyCache | None = None,
+        *,
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        # What tracing (LangSmith or any callback handler) sees on every call: the strategy and
+        # the environment (e.g. {"strategy": "readi", "environment": "kg"}) and the node.
+        self.labels = dict(labels or {})
+        if isinstance(llm, str):  # a model name, e.g. "local"
+            context = replace(context, model=llm)
+            llm = None
+        self._llm = llm
+        self._context = context
+        self.constrained = False  # the server constrains replies to a JSON schema
+        self.cache = cache
+        self._lock = threading.Lock()
+
+    def get(self) -> BaseChatModel:
+        with self._lock:
+            if self._llm is None:
+                self._llm = default_model(self._context)
+                self.constrained = is_local(self._llm)
+            return self._llm
+
+    def ask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+        """One call (see `call`), answered from the reply cache when it holds this request."""
+        llm, schema, key = self._request(prompt, schema)
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        return self._store(key, call(llm, prompt, schema, self.trace_config()))
+
+    async def aask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
+        """`ask` through the model's native async path: waiting holds no thread."""
+        llm, schema, key = self._request(prompt, schema)
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        return self._store(key, await acall(llm, prompt, schema, self.trace_config()))
+
+    def _request(
+        self, prompt: str, schema: dict[str, Any] | None
+    ) -> tuple[BaseChatModel, dict[str, Any] | None, str | None]:
+        llm = self.get()
+        schema = schema if self.constrained else None
+        key = None if self.cache is None else self.cache.key(model_key(llm), prompt, schema)
+        return llm, schema, key
+
+    def _cached(self, key: str | None) -> Reply | None:
+        hit = None if self.cache is None or key is None else self.cache.get(key)
+        return None if hit is None else Reply(*hit, cached=True)
+
+    def _store(self, key: str | None, reply: Reply) -> Reply:
+        if self.cache is not None and key is not None:
+            self.cache.put(key, reply.text, reply.prompt_tokens, reply.completion_tokens)
+        return reply
+
+    def trace_config(self) -> dict[str, Any]:
+        """Run name, tags and metadata of a model call, named after the graph node making it."""
+        node = "model"
+        try:
+            from langgraph.config import get_config
+
+            node = str(get_config().get("metadata", {}).get("langgraph_node") or node)
+        except RuntimeError:  # called outside a graph run
+            pass
+        strategy = self.labels.get("strategy", "readi")
+        return {
+            "run_name": f"readi-graph:{strategy}:{node}",
+            "tags": ["readi-graph", strategy, node],
+            "metadata": {**self.labels, "readi_node": node},
+        }
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool = False  # served by the reply cache: no model was called
+
+
+def _estimate(text: str) -> int:
+    return math.ceil(len(text) / 4)  # ~4 characters per token when the model reports none
+
+
+def call(
+    llm: BaseChatModel,
+    prompt: str,
+    schema: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Reply:
+    """One model call with one user message; token counts as reported, else estimated.
+
+    With `schema`, the server is asked to constrain the reply to that JSON schema (llama.cpp
+    turns it into a grammar); the parsers read such JSON replies as well as free text.
+    """
+    try:
+        message = _runnable(llm, schema).invoke([HumanMessage(prompt)], config)
+    except Exception as exc:
+        return _out_of_tokens(exc, prompt)
+    return _reply(message, prompt)
+
+
+async def acall(
+    llm: BaseChatModel,
+    prompt: str,
+    schema: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Reply:
+    """`call` through `ainvoke`."""
+    try:
+        message = await _runnable(llm, schema).ainvoke([HumanMessage(prompt)], config)
+    except Exception as exc:
+        return _out_of_tokens(exc, prompt)
+    return _reply(message, prompt)
+
+
+def _runnable(llm: BaseChatModel, schema: dict[str, Any] | None) -> Any:
+    if schema is None:
+        return llm
+    return llm.bind(response_format={"type": "json_object", "schema": schema})
+
+
+def _out_of_tokens(exc: Exception, prompt: str) -> Reply:
+    """The model ran out of tokens before finishing its (JSON) reply: an unreadable reply,
+    which the diagnosis reports, not a failed run. Any other exception is raised again."""
+    if type(exc).__name__ != "LengthFinishReasonError":
+        raise exc
+    usage = getattr(getattr(exc, "completion", None), "usage", None)
+    return Reply(
+        "",
+        int(getattr(usage, "prompt_tokens", 0) or _estimate(prompt)),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+    )
+
+
+def _reply(message: Any, prompt: str) -> Reply:
+    content = message.content
+    if isinstance(content, list):
+        content = "".join(
+            part if isinstance(part, str) else str(part.get("text", "")) for part in content
+        )
+    text = str(content)
+    usage = getattr(message, "usage_metadata", None) or {}
+    return Reply(
+        text,
+        int(usage.get("input_tokens") or _estimate(prompt)),
+        int(usage.get("output_tokens") or _estimate(text)),
+    )
+
+
+def is_local(llm: BaseChatModel) -> bool:
+    """The bundled local model (llama.cpp's server honours JSON-schema response formats)."""
+    return getattr(llm, "model_name", None) == "local" and "127.0.0.1" in str(
+        getattr(llm, "openai_api_base", "")
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth retrying: timeouts, connection failures, rate limits and server errors."""
+    if isinstance(exc, TimeoutError | ConnectionError | EndpointUnavailable):
+        return True
+    try:
+        import httpx
+
+        if isinstance(exc, httpx.TransportError):
+            return True
+    except ImportError:  # pragma: no cover - httpx is a dependency
+        pass
+    name = type(exc).__name__
+    if name in {"APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError"}:
+        return True
+    status: Any = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)

@@ -1,0 +1,169 @@
+"""The graph's nodes, one module each; every `make_<node>` closes over the KG and the model.
+
+`Meter` measures a node run: wall time, KG queries and LLM calls/tokens, as a `usage` update
+that the state's reducer sums.
+
+A node that calls the model is written once, as a generator that yields its requests
+(`Ask`: prompt and JSON schema) and receives the replies (`Steps`). `model_node` runs it both
+ways: under `invoke` each request is a blocking call, under `ainvoke` it is awaited through the
+model's async path, so a question waiting for its model holds no thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import Awaitable, Callable, Generator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from readi_graph.core.base import EndpointError
+from readi_graph.core.llm import ModelRef, Reply
+from readi_graph.environments.kg.knowledge_graph import QueryCount, count_queries
+from readi_graph.environments.kg.parsing import OutputParseError
+
+if TYPE_CHECKING:
+    from readi_graph.core.adapter import Adapter
+    from readi_graph.core.state import ReadiState
+
+
+class Meter:
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.llm_calls = self.prompt_tokens = self.completion_tokens = 0
+        self._stack = ExitStack()
+        self._queries = QueryCount()
+        self._started = 0.0
+        self._ms = 0.0
+        self.counters: dict[str, int] = {}
+
+    def __enter__(self) -> Meter:
+        self._started = time.perf_counter()
+        self._queries = self._stack.enter_context(count_queries())
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stack.close()
+        self._ms = (time.perf_counter() - self._started) * 1000
+
+    def llm(self, reply: Reply) -> Reply:
+        if reply.cached:  # no model was called: not a cost of this run
+            self.count("cached_calls")
+            return reply
+        self.llm_calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        return reply
+
+    def count(self, name: str, n: int = 1) -> None:
+        """An extra counter in `usage` (e.g. model replies that could not be read)."""
+        self.counters[name] = self.counters.get(name, 0) + n
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        return {
+            **self.counters,
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "queries": self._queries.n,
+            "ms": {self.node: round(self._ms, 3)},
+        }
+
+
+def guarded(meter: Meter, work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run an environment step; an endpoint that failed after its own bounded retries becomes
+    `failure` in state (the run then answers with the reason) instead of an exception."""
+    try:
+        return work()
+    except EndpointError as exc:
+        meter.count("environment_failures")
+        return {"failure": str(exc)}
+
+
+Update = dict[str, Any]
+Ask = tuple[str, dict[str, Any] | None]  # one model request: the prompt, a JSON schema or None
+Steps = Generator[Ask, Reply, Update]  # a node body: yields requests, returns its update
+
+
+@dataclass(frozen=True)
+class ModelNode:
+    """A node that calls the model, runnable sync (`func`) and async (`afunc`)."""
+
+    func: Callable[[Any], Update]
+    afunc: Callable[[Any], Awaitable[Update]]
+
+
+def model_node(model: ModelRef, body: Callable[[Any], Steps]) -> ModelNode:
+    """`body` answered by `model.ask` (sync) or `await model.aask` (async). A failed call is
+    thrown into the body, so its `with` blocks close where they opened, then raised.
+
+    Async, the body's own work (KG queries, parsing) runs in the default executor, one step
+    at a time in one copied context (its meters and LangGraph's config stay visible from
+    step to step); only the model calls are awaited on the event loop."""
+
+    def func(state: Any) -> Update:
+        steps = body(state)
+        done, value = _advance(steps.send, None)
+        while not done:
+            try:
+                reply = model.ask(*value)
+            except Exception as exc:
+                done, value = _advance(steps.throw, exc)
+                continue
+            done, value = _advance(steps.send, reply)
+        update: Update = value
+        return update
+
+    async def afunc(state: Any) -> Update:
+        steps = body(state)
+        context = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+
+        def step(move: Callable[[Any], Any], value: Any) -> Awaitable[tuple[bool, Any]]:
+            return loop.run_in_executor(None, context.run, _advance, move, value)
+
+        done, value = await step(steps.send, None)
+        while not done:
+            try:
+                reply = await model.aask(*value)
+            except Exception as exc:
+                done, value = await step(steps.throw, exc)
+                continue
+            done, value = await step(steps.send, reply)
+        update: Update = value
+        return update
+
+    return ModelNode(func, afunc)
+
+
+def _advance(move: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:
+    """One step of a node body: (False, its next request) or (True, its update)."""
+    try:
+        return False, move(value)
+    except StopIteration as finished:
+        return True, finished.value
+
+
+def request_plan(
+    meter: Meter,
+    adapter: Adapter,
+    state: ReadiState,
+    prompt: str,
+    *,
+    editing: bool,
+) -> Generator[Ask, Reply, tuple[dict[str, Any], str | None]]:
+    """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
+    which the diagnosis then reports to the editor instead of failing the run."""
+    reply = meter.llm((yield prompt, adapter.plan_schema(state)))
+    meter.count("plans")
+    try:
+        return adapter.parse_plan(reply.text, state, editing=editing), None
+    except OutputParseError as exc:
+        meter.count("plans_unreadable")
+        return {}, str(exc)

@@ -1,0 +1,72 @@
+"""Progress of a run as custom stream events: one line per finished node.
+
+Each node is wrapped by `reporting`, which describes the node's own update in a sentence (its
+strategy's `describe`: `nodes/describe.py` for Readi, `fidelis/describe.py` for FiDeLiS) and
+writes `{"readi": {"node": ..., "message": ...}}` with LangGraph's stream writer. Callers see
+it with `graph.stream(..., stream_mode="custom")` (the CLI prints it, Studio shows it), with
+no need to guess from state values what happened.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.runnables import RunnableLambda
+from langgraph.runtime import Runtime
+
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.nodes import ModelNode
+
+Update = dict[str, Any]
+EVENT = "readi"  # the key of readi-graph's custom stream events
+Describe = Callable[[str, Update, str], str]  # (node, its update, environment) -> a line
+
+
+def emit(node: str, update: Update, environment: str, describe: Describe) -> None:
+    try:
+        from langgraph.config import get_stream_writer
+
+        writer = get_stream_writer()
+    except (RuntimeError, KeyError):  # the node runs outside a graph
+        return
+    writer({EVENT: {"node": node, "message": describe(node, update or {}, environment)}})
+
+
+def reporting(
+    name: str, node: Callable[..., Update] | ModelNode, environment: str, describe: Describe
+) -> Any:
+    """`node`, emitting its progress event (the strategy's `describe` of its update) when it
+    returns. A plain function keeps the signature LangGraph reads to inject the runtime; a
+    `ModelNode` becomes one runnable with its sync and async paths (LangGraph picks the one
+    the run needs)."""
+    if isinstance(node, ModelNode):
+        sync, asynchronous = node.func, node.afunc
+
+        def func(state: Any) -> Update:
+            update = sync(state)
+            emit(name, update, environment, describe)
+            return update
+
+        async def afunc(state: Any) -> Update:
+            update = await asynchronous(state)
+            emit(name, update, environment, describe)
+            return update
+
+        return RunnableLambda(func, afunc=afunc, name=name)
+    if "runtime" in inspect.signature(node).parameters:
+
+        def with_runtime(state: Any, runtime: Runtime[ReadiContext] | None = None) -> Update:
+            update = node(state, runtime)
+            emit(name, update, environment, describe)
+            return update
+
+        return with_runtime
+
+    def plain(state: Any) -> Update:
+        update = node(state)
+        emit(name, update, environment, describe)
+        return update
+
+    return plain

@@ -1,0 +1,299 @@
+"""The KG adapter: relation paths from topic entities, instantiated on a `KnowledgeGraph`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from readi_graph.core.adapter import Material, Record, no_evidence
+from readi_graph.core.base import InputError, Term, Triple
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.prompts import instruction, notes_text
+from readi_graph.core.state import ReadiState
+from readi_graph.environments.kg.diagnosis import Diagnosis, diagnose
+from readi_graph.environments.kg.instantiation import Hop, Instance, bind, connect, merge
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.names import normalize_name
+from readi_graph.environments.kg.parsing import parse_answer, parse_kg_paths
+from readi_graph.environments.kg.paths import Binding, KGPath
+from readi_graph.environments.kg.records import (
+    candidate_from,
+    candidate_record,
+    diagnosis_from,
+    instance_from,
+    instance_record,
+)
+from readi_graph.environments.kg.render import (
+    by_relevance,
+    compound_facts,
+    diagnosis_text,
+    earlier_text,
+    labelled_triples,
+    path_line,
+    triples_text,
+)
+from readi_graph.environments.kg.retrieval import local_name
+from readi_graph.environments.kg.topics import ambiguity_notes
+
+
+def step_record(hop: Hop) -> Record:
+    """One walked step for pictures of a run: the KG relations tried, those that connected
+    (`<-` = walked backwards), and how many nodes were reached."""
+    return {
+        "bound": [local_name(c.relation) for c in hop.candidates][:12],
+        "matched": [("" if f else "<- ") + local_name(r) for r, f in hop.matched][:12],
+        "reached": hop.reached,
+    }
+
+
+def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
+    """Higher is better: complete with a named end > complete > deeper."""
+    if instance.complete:
+        labels = kg.labels(instance.frontier)
+        named = any(not kg.is_compound(t, labels.get(t)) for t in instance.frontier)
+        return (2 if named else 1, instance.depth)
+    return (0, instance.depth)
+
+
+def _evidence(
+    instances: list[Instance],
+) -> tuple[tuple[Term, ...], list[Triple], list[str]]:
+    """(answer nodes, triples, notes): the merge of complete instances, else the deepest
+    prefixes. A fallback is never silent: the notes say what was done instead."""
+    merged = merge(instances)
+    if merged.answers:
+        voters = [i for i in instances if i.complete and i.frontier]
+        notes = []
+        if not merged.intersected:
+            topics = ", ".join(f'"{i.path.topic}"' for i in voters)
+            notes.append(
+                f"The constraints from {topics} share no answer; the answers of each are "
+                "shown together (their union), not their intersection."
+            )
+        if len(voters) < len(instances):
+            left = ", ".join(f'"{i.path.topic}"' for i in instances if i not in voters)
+            notes.append(f"The path from {left} was not instantiated; it constrains nothing.")
+        return merged.answers, merged.evidence, notes
+    deepest = max((i.depth for i in instances), default=0)
+    partial = [i for i in instances if i.depth == deepest and deepest > 0]
+    nodes = tuple(sorted({t for i in partial for t in i.frontier}))
+    notes = []
+    if partial:
+        steps = f"{deepest} step{'s' if deepest > 1 else ''}"
+        notes.append(
+            f"No path was instantiated to its end; the triples are the deepest partial walk "
+            f"({steps})."
+        )
+    return nodes, sorted({t for i in partial for t in i.triples()}), notes
+
+
+class KGAdapter:
+    prompts = ("kg_generate", "kg_edit", "kg_answer")
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+
+    def prepare(self, state: ReadiState) -> Record:
+        question = (state.get("question") or "").strip()
+        topics = [t for t in state.get("topic_entities") or [] if t.strip()]
+        if not question or not topics:
+            raise InputError(
+                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
+            )
+        return {"topic_entities": topics}
+
+    def generate_values(self, state: ReadiState) -> dict[str, str]:
+        topics = state.get("topic_entities") or []
+        return {
+            "question": state["question"],
+            "topic_entities": json.dumps(topics, ensure_ascii=False),
+        }
+
+    # --- plans -------------------------------------------------------------------------------
+    def _previous(self, state: ReadiState) -> dict[str, list[str]]:
+        """The path each topic entity was last instantiated with (the chosen alternative)."""
+        chosen = {r["path"]["topic"]: r["path"]["relations"] for r in state.get("instances") or []}
+        plan = state.get("plan") or {}
+        return {
+            t: chosen.get(t, (plan.get(t) or [[]])[0]) for t in state.get("topic_entities") or []
+        }
+
+    def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
+        topics = state.get("topic_entities") or []
+        parsed = parse_kg_paths(text, topics, fill_missing=not editing)
+        if not editing:
+            return {t: [list(r) for r in alternatives] for t, alternatives in parsed.items()}
+        # Topics the model left out of a correction keep their previous path.
+        previous = self._previous(state)
+        return {
+            t: [list(r) for r in parsed[t]] if parsed.get(t) else [list(previous[t])]
+            for t in topics
+        }
+
+    def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
+        question = state.get("question")
+        plan: dict[str, list[list[str]]] = state.get("plan") or {}
+        # every phrase of every alternative encoded in one batch, then bound one by one
+        self.kg.relation_index.prepare([r for alts in plan.values() for rs in alts for r in rs])
+        return {
+            topic: [
+                [
+                    [candidate_record(c) for c in candidates]
+                    for candidates in bind(
+                        self.kg, KGPath(topic, tuple(relations)), ctx.top_k, question=question
+                    )
+                ]
+                for relations in alternatives
+            ]
+            for topic, alternatives in (state.get("plan") or {}).items()
+        }
+
+    def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:
+        """Each topic's alternatives in order; the first that works is kept (no LLM cost)."""
+        source = f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
+        attempts: list[Record] = []
+        bindings: dict[str, Any] = state.get("bindings") or {}
+        question = state.get("question")
+        best: dict[str, tuple[Instance, list[Binding]]] = {}
+        for topic, alternatives in (state.get("plan") or {}).items():
+            start = self.kg.resolve(topic)
+            for relations, bound in zip(alternatives, bindings.get(topic, []), strict=True):
+                path = KGPath(topic, tuple(relations))
+                candidates = [tuple(candidate_from(c) for c in b) for b in bound]
+                instance = connect(self.kg, path, candidates, start, question=question)
+                attempts.append(self._attempt(source, instance))
+                if topic not in best or _rank(self.kg, instance) > _rank(self.kg, best[topic][0]):
+                    best[topic] = (instance, candidates)
+                if _rank(self.kg, best[topic][0])[0] == 2:
+                    break
+        # A constraint whose last hop hit a cap walks again, keeping first the nodes the other
+        # constraints reached, so the cap does not throw the intersection away.
+        for topic, (instance, candidates) in best.items():
+            others = [
+                t for name, (i, _) in best.items() if name != topic and i.complete
+                for t in i.frontier
+            ]  # fmt: skip
+            last = instance.hops[-1] if instance.hops else None
+            if others and instance.complete and last and (last.capped or last.truncated):
+                again = connect(
+                    self.kg, instance.path, candidates, instance.start, question=question,
+                    prefer=others,
+                )  # fmt: skip
+                best[topic] = (again, candidates)
+        return [instance_record(i) for i, _ in best.values()], attempts
+
+    def _attempt(self, source: str, instance: Instance) -> Record:
+        return {
+            "source": source,
+            "path": path_line(instance.path.topic, instance.path.relations),
+            "complete": instance.complete,
+            "depth": instance.depth,
+            "failed_at": instance.failed_at,
+            # the walk hit the frontier cap or the row limit: answers may be missing
+            "capped": any(h.capped or h.truncated for h in instance.hops),
+            # steps bound among the relations around the frontier (none of the top-k
+            # connected there): see instantiation.bind_locally
+            "local": [i for i, h in enumerate(instance.hops) if h.local],
+            # complete, but every end is a compound node (the paper's Table 8)
+            "compound_end": _rank(self.kg, instance)[0] == 1,
+            "topic_found": instance.start.found,
+            "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
+        }
+
+    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+        """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
+        the newer one, which the edit meant as an improvement."""
+        earlier = {r["path"]["topic"]: r for r in previous}
+        kept = []
+        for record in current:
+            old = earlier.get(record["path"]["topic"])
+            better = old is not None and _rank(self.kg, instance_from(old)) > _rank(
+                self.kg, instance_from(record)
+            )
+            kept.append(old if better and old is not None else record)
+        return kept
+
+    def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
+        return diagnose(
+            self.kg,
+            state["question"],
+            [instance_from(r) for r in state.get("instances") or []],
+            halfway_cap=ctx.halfway_cap,
+            candidate_cap=ctx.candidate_cap,
+        )
+
+    def edit_values(self, state: ReadiState) -> dict[str, str]:
+        previous = self._previous(state)
+        diagnosis = diagnosis_from(state["diagnosis"] or {})
+        errors, halfway, candidates = diagnosis_text(diagnosis)
+        return {
+            "question": state["question"],
+            "topic_entities": json.dumps(state.get("topic_entities") or [], ensure_ascii=False),
+            "path": json.dumps(
+                {t: [path_line(t, r)] for t, r in previous.items()}, ensure_ascii=False
+            ),
+            "errors": errors,
+            "instances": halfway,
+            "candidates": candidates,
+            "earlier": earlier_text(diagnosis),
+        }
+
+    # --- answers -----------------------------------------------------------------------------
+    def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
+        chosen = state.get("best_instances") or state.get("instances") or []
+        instances = [instance_from(r) for r in chosen]
+        nodes, triples, notes = _evidence(instances)
+        triples = triples + compound_facts(self.kg, triples)
+        evidence = labelled_triples(self.kg, triples)
+        labels = self.kg.labels(nodes)
+        rows: list[Any] = list(evidence)
+        if len(rows) > ctx.evidence_cap:  # cut whole chains, the most relevant kept
+            topics = list(state.get("topic_entities") or [])
+            rows = by_relevance(state.get("question") or "", evidence, ctx.evidence_cap, topics)
+        shown = triples_text(rows, len(rows))
+        if any(h.capped or h.truncated for i in instances for h in i.hops):
+            cap = self.kg.settings.frontier_cap
+            notes.append(f"The walk kept {cap} nodes per step; more exist and are not shown.")
+        if len(evidence) > len(rows):
+            left = len(evidence) - len(rows)
+            notes.append(
+                f"{left} more triples are not shown (whole chains were kept, the most relevant "
+                "to the question first)."
+            )
+        for topic in state.get("topic_entities") or []:
+            notes += ambiguity_notes(self.kg, self.kg.resolve(topic))
+        source = "the knowledge triples (subject, relation, object) below"
+        return Material(
+            evidence=evidence,
+            prompt_values={
+                "triples": shown,
+                "instruction": instruction(ctx.answer_from, source),
+                "notes": notes_text(notes),
+            },
+            notes=notes,
+            fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
+            known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
+            path=[path_line(i.path.topic, i.path.relations) for i in instances],
+            no_evidence=None
+            if evidence
+            else no_evidence(state, "knowledge graph", "no path was instantiated"),
+        )
+
+    def parse_answer(self, text: str) -> list[str] | None:
+        return parse_answer(text)
+
+    def plan_schema(self, state: ReadiState) -> Record:
+        paths = {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3}
+        topics = state.get("topic_entities") or []
+        return {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string", "maxLength": 400},
+                "path": {
+                    "type": "object",
+                    "properties": {t: paths for t in topics},
+                    "required": topics,
+                },
+            },
+            "required": ["thought", "path"],
+        }

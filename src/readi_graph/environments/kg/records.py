@@ -1,0 +1,150 @@
+"""JSON records of instances and diagnoses, for LangGraph state.
+
+State must be plain JSON: checkpointers serialize it (and will refuse unregistered classes),
+Studio shows it, and a parent graph may read it. Nodes keep working with the dataclasses and
+convert at their edges with these functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from readi_graph.core.base import Term
+from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis, Reason
+from readi_graph.environments.kg.instantiation import Hop, Instance
+from readi_graph.environments.kg.knowledge_graph import Edge
+from readi_graph.environments.kg.names import Resolution
+from readi_graph.environments.kg.paths import Candidate, KGPath
+
+Record = dict[str, Any]
+
+
+def term_record(t: Term) -> Record:
+    record: Record = {"kind": t.kind, "value": t.value}
+    if t.datatype:
+        record["datatype"] = t.datatype
+    if t.lang:
+        record["lang"] = t.lang
+    return record
+
+
+def term_from(r: Record) -> Term:
+    return Term(r["kind"], r["value"], r.get("datatype"), r.get("lang"))
+
+
+def candidate_record(c: Candidate) -> Record:
+    return {"relation": c.relation, "direction": c.direction, "score": round(c.score, 6)}
+
+
+def candidate_from(r: Record) -> Candidate:
+    return Candidate(r["relation"], r.get("direction", "both"), float(r.get("score", 0.0)))
+
+
+def path_record(p: KGPath) -> Record:
+    return {"topic": p.topic, "relations": list(p.relations)}
+
+
+def path_from(r: Record) -> KGPath:
+    return KGPath(r["topic"], tuple(r["relations"]))
+
+
+def _edge_record(e: Edge) -> Record:
+    return {
+        "source": term_record(e.source),
+        "relation": e.relation,
+        "target": term_record(e.target),
+        "forward": e.forward,
+    }
+
+
+def _edge_from(r: Record) -> Edge:
+    return Edge(term_from(r["source"]), r["relation"], term_from(r["target"]), r["forward"])
+
+
+def instance_record(i: Instance) -> Record:
+    return {
+        "path": path_record(i.path),
+        "start": {
+            "name": i.start.name,
+            "nodes": [term_record(t) for t in i.start.nodes],
+            "match": i.start.match,
+        },
+        "hops": [
+            {
+                "relation": h.relation,
+                "candidates": [candidate_record(c) for c in h.candidates],
+                "edges": [_edge_record(e) for e in h.edges],
+                "reached": h.reached,
+                "capped": h.capped,
+                "truncated": h.truncated,
+            }
+            for h in i.hops
+        ],
+        "frontier": [term_record(t) for t in i.frontier],
+        "failed_at": i.failed_at,
+        "complete": i.complete,
+        "depth": i.depth,
+    }
+
+
+def instance_from(r: Record) -> Instance:
+    start = r["start"]
+    return Instance(
+        path=path_from(r["path"]),
+        start=Resolution(
+            start["name"], tuple(term_from(t) for t in start["nodes"]), start["match"]
+        ),
+        hops=[
+            Hop(
+                h["relation"],
+                tuple(candidate_from(c) for c in h["candidates"]),
+                [_edge_from(e) for e in h["edges"]],
+                h["reached"],
+                h["capped"],
+                h["truncated"],
+            )
+            for h in r["hops"]
+        ],
+        frontier=tuple(term_from(t) for t in r["frontier"]),
+        failed_at=r["failed_at"],
+    )
+
+
+def diagnosis_record(d: Diagnosis) -> Record:
+    return {
+        "reasons": [
+            {
+                "kind": x.kind,
+                "message": x.message,
+                "topic": x.topic,
+                "position": x.position,
+                "relation": x.relation,
+            }
+            for x in d.reasons
+        ],
+        "halfway": list(d.halfway),
+        "candidates": [_relation_record(c) for c in d.candidates],
+        "earlier": [
+            [step, where, [_relation_record(c) for c in found]] for step, where, found in d.earlier
+        ],
+    }
+
+
+def _relation_record(c: CandidateRelation) -> Record:
+    return {"relation": c.relation, "forward": c.forward, "label": c.label}
+
+
+def _relation_from(r: Record) -> CandidateRelation:
+    return CandidateRelation(r["relation"], r["forward"], r.get("label") or "")
+
+
+def diagnosis_from(r: Record) -> Diagnosis:
+    return Diagnosis(
+        [Reason(**x) for x in r["reasons"]],
+        list(r["halfway"]),
+        [_relation_from(c) for c in r["candidates"]],
+        [
+            (int(step), str(where), [_relation_from(c) for c in found])
+            for step, where, found in r.get("earlier") or []
+        ],
+    )

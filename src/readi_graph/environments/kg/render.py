@@ -1,0 +1,127 @@
+"""How paths, diagnoses and triples are written into prompts and outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from readi_graph.core.base import Term, Triple
+from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.retrieval import words
+
+
+def path_line(topic: str, relations: Sequence[str]) -> str:
+    return " -> ".join((topic, *relations))
+
+
+def diagnosis_text(d: Diagnosis) -> tuple[str, str, str]:
+    """(numbered errors, instantiated paths, candidate relations) for the edit prompt."""
+    errors = "\n".join(f"{i}. {r.message}" for i, r in enumerate(d.reasons, 1))
+    halfway = "\n".join(d.halfway) or "(none: the path did not get past its topic entity)"
+    return errors, halfway, _names(d.candidates) or "(none)"
+
+
+def _names(candidates: Sequence[CandidateRelation]) -> str:
+    return ", ".join(c.name if c.forward else f"<- {c.name}" for c in candidates)
+
+
+def earlier_text(d: Diagnosis) -> str:
+    """The relations at the steps before the one that failed, for the edit prompt."""
+    steps = [f"step {step} (from {where}): {_names(found)}" for step, where, found in d.earlier]
+    return "; ".join(s for s in steps) or "(none)"
+
+
+def labelled_triples(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[list[str]]:
+    """Triples as [subject, relation, object] display strings. Compound nodes are numbered
+    (`<compound 1>`, `<compound 2>`) consistently across the triples, so the answer model can
+    tell two marriages of one person apart."""
+    triples = list(triples)
+    nodes: set[Term] = {t.subject for t in triples} | {t.object for t in triples}
+    labels = kg.labels(nodes)
+    numbers: dict[Term, int] = {}
+
+    def show(term: Term) -> str:
+        label = labels.get(term)
+        if not label and kg.is_compound(term, label):
+            return f"<compound {numbers.setdefault(term, len(numbers) + 1)}>"
+        return kg.display(term, label)
+
+    return [[show(t.subject), kg.relation_name(t.predicate), show(t.object)] for t in triples]
+
+
+def compound_facts(
+    kg: KnowledgeGraph, triples: Sequence[Triple], per_node: int = 6
+) -> list[Triple]:
+    """The other facts of the compound nodes in `triples` (a marriage's dates, a statement's
+    qualifiers): edges to literals or named nodes, at most `per_node` each, not already shown.
+    Three queries (relations, edges, labels), whatever the number of compound nodes."""
+    nodes = sorted({t.subject for t in triples} | {t.object for t in triples})
+    labels = kg.labels(nodes)
+    compounds = [n for n in nodes if n.kind != "literal" and kg.is_compound(n, labels.get(n))]
+    if not compounds:
+        return []
+    around = kg.relations_by_node(compounds)
+    forward = sorted({r for pairs in around.values() for r, f in pairs if f})
+    backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
+    shown = set(triples)
+    edges = [e for e in kg.expand(compounds, forward, backward).edges if e.triple not in shown]
+    named = kg.labels({e.target for e in edges})
+    facts: list[Triple] = []
+    for node in compounds:
+        own = [
+            e.triple
+            for e in edges
+            if e.source == node and (e.target.kind == "literal" or named.get(e.target))
+        ]
+        facts += sorted(set(own))[:per_node]
+    return facts
+
+
+def triples_text(triples: Sequence[Sequence[str]], cap: int) -> str:
+    lines = [f"({s}, {p}, {o})" for s, p, o in triples[:cap]]
+    if len(triples) > cap:
+        lines.append(f"({len(triples) - cap} more triples not shown)")
+    return "\n".join(lines) or "(none)"
+
+
+def by_relevance(
+    question: str, rows: Sequence[Sequence[str]], cap: int, anchors: Iterable[str] = ()
+) -> list[Sequence[str]]:
+    """At most `cap` rows for the prompt, whole chains at a time, most relevant first.
+
+    A chain is the rows linked by a shared node other than the `anchors` (the topic
+    entities, which every chain starts from). Chains are taken in order of their best row's
+    word overlap with the question; one that would pass the cap is left out whole (unless
+    nothing was kept yet), so the model never sees half a walk."""
+    asked = set(words(question))
+    skip = {a.casefold() for a in anchors}
+    by_node: dict[str, list[int]] = {}
+    for i, (subject, _, obj) in enumerate(rows):
+        for node in (subject, obj):
+            if node.casefold() not in skip:
+                by_node.setdefault(node, []).append(i)
+
+    def score(i: int) -> int:
+        return len(asked & set(words(" ".join(rows[i]))))
+
+    seen: set[int] = set()
+    kept: list[Sequence[str]] = []
+    for seed in sorted(range(len(rows)), key=lambda i: (-score(i), i)):
+        if seed in seen:
+            continue
+        chain, todo = [], [seed]
+        seen.add(seed)
+        while todo:
+            i = todo.pop()
+            chain.append(i)
+            for node in (rows[i][0], rows[i][2]):
+                for j in by_node.get(node, []):
+                    if j not in seen:
+                        seen.add(j)
+                        todo.append(j)
+        if kept and len(kept) + len(chain) > cap:
+            continue
+        kept += [rows[i] for i in sorted(chain)]
+        if len(kept) >= cap:
+            break
+    return kept[:cap]

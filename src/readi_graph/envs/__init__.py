@@ -1,1 +1,0 @@
-"""Environments: knowledge graphs (SPARQL) and tables (DuckDB)."""

@@ -1,0 +1,218 @@
+"""FiDeLiS nodes: plan -> expand -> select -> verify -> (expand | reason).
+
+LLM calls: plan 1, per step one selection (skipped when the candidates fit the beam) and one
+verification per kept beam, reason 1 -- at most N·D + D + 2 (paper, App. C: N·D + D + C).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.base import InputError
+from readi_graph.core.context import ReadiContext, current_settings, settings
+from readi_graph.core.llm import ModelRef
+from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.prompts import instruction, render
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.names import normalize_name
+from readi_graph.environments.kg.parsing import OutputParseError, parse_answer
+from readi_graph.strategies.fidelis import beams
+from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
+from readi_graph.strategies.fidelis.pathrag import candidates
+from readi_graph.strategies.readi.nodes.answer import failed_answer
+
+Node = Callable[..., dict[str, Any]]
+State = dict[str, Any]
+
+
+def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    def plan(state: State) -> Steps:
+        question = (state.get("question") or "").strip()
+        topics = [t for t in state.get("topic_entities") or [] if t.strip()]
+        if not question or not topics:
+            raise InputError(
+                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
+            )
+        with Meter("plan") as meter:
+            prompt = render(
+                "fidelis_plan",
+                question=question,
+                topic_entities=json.dumps(topics, ensure_ascii=False),
+            )
+            reply = meter.llm((yield prompt, None))
+            meter.count("plans")
+            try:
+                planned = parse_plan(reply.text)
+            except OutputParseError:  # search on with the question itself as the keywords
+                meter.count("plans_unreadable")
+                planned = {"keywords": [question], "steps": [], "statement": ""}
+            starts: list[beams.Beam] = []
+
+            def resolve() -> dict[str, Any]:
+                for topic in topics:
+                    nodes = kg.resolve(topic).nodes
+                    labels = kg.labels(nodes)
+                    shown = {n: kg.display(n, labels.get(n)) for n in nodes}
+                    starts.extend(beams.start(topic, n, shown[n]) for n in nodes)
+                return {"failure": None, "error": None}  # a new run starts clean
+
+            failed = guarded(meter, resolve)
+        return {
+            **failed,
+            "topic_entities": topics,
+            "plan": planned,
+            "beams": starts,
+            "finished": [],
+            "depth": 0,
+            "attempts": [],
+            "usage": meter.usage,
+        }
+
+    return model_node(model, plan)
+
+
+def make_expand(kg: KnowledgeGraph) -> Node:
+    def expand(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+        ctx = settings(runtime)
+        active: list[beams.Beam] = state.get("beams") or []
+        if state.get("failure"):
+            return {"candidates": []}
+        with Meter("expand") as meter:
+            plan = state.get("plan") or {}
+            keywords = " ".join(plan.get("keywords") or []) or state["question"]
+            exclude = [beams.visited(b) for b in active]
+            failed = guarded(meter, lambda: {"ranked": candidates(
+                kg, [beams.end(b) for b in active], keywords, top_m=ctx.top_m, alpha=ctx.alpha,
+                exclude=exclude)})  # fmt: skip
+        if "failure" in failed:
+            return {"failure": failed["failure"], "candidates": [], "usage": meter.usage}
+        found = failed["ranked"]
+        ranked = found.ranked
+        pool = [beams.extend(active[s.beam], s) for steps in ranked for s in steps]
+        pool.sort(key=lambda b: -b["score"])
+        dead = sum(1 for steps in ranked if not steps)
+        return {
+            "candidates": pool,
+            "depth": state.get("depth", 0) + 1,
+            "attempts": [
+                {
+                    "step": state.get("depth", 0) + 1,
+                    "beams": len(active),
+                    "candidates": len(pool),
+                    "dead_beams": dead,
+                    "capped": found.capped,
+                }
+            ],
+            "usage": meter.usage,
+        }
+
+    return expand
+
+
+def route_after_expand(state: State) -> Literal["select", "reason"]:
+    return "select" if state.get("candidates") else "reason"
+
+
+def make_select(model: ModelRef) -> ModelNode:
+    def select(state: State) -> Steps:
+        run = current_settings()
+        width = run.beam_width
+        pool: list[beams.Beam] = state.get("candidates") or []
+        with Meter("select") as meter:
+            if len(pool) <= width:  # nothing to choose: no call
+                chosen = list(range(len(pool)))
+            else:
+                listing = "\n".join(f"{i}. {beams.text(b)}" for i, b in enumerate(pool, 1))
+                plan = "; ".join((state.get("plan") or {}).get("steps") or []) or "(none)"
+                prompt = render(
+                    "fidelis_select",
+                    run.prompt_budget,
+                    question=state["question"],
+                    plan=plan,
+                    candidates=listing,
+                    width=str(width),
+                )
+                chosen = parse_choice(meter.llm((yield prompt, None)).text, len(pool), width)
+                meter.count("selections")
+                if not chosen:  # unreadable: keep the best by Path-RAG score
+                    meter.count("selections_unreadable")
+                    chosen = list(range(width))
+        return {"beams": [pool[i] for i in chosen], "candidates": [], "usage": meter.usage}
+
+    return model_node(model, select)
+
+
+def make_verify(model: ModelRef) -> ModelNode:
+    def verify(state: State) -> Steps:
+        statement = (state.get("plan") or {}).get("statement") or state["question"]
+        active: list[beams.Beam] = []
+        finished: list[beams.Beam] = list(state.get("finished") or [])
+        with Meter("verify") as meter:
+            for beam in state.get("beams") or []:
+                prompt = render("fidelis_verify", statement=statement, path=beams.text(beam))
+                verdict = parse_verdict(meter.llm((yield prompt, None)).text)
+                meter.count("verifications")
+                meter.count("verifications_unreadable", verdict is None)
+                (finished if verdict else active).append(beam)
+        return {"beams": active, "finished": finished, "usage": meter.usage}
+
+    return model_node(model, verify)
+
+
+def route_after_verify(
+    state: State, runtime: Runtime[ReadiContext] | None = None
+) -> Literal["expand", "reason"]:
+    more = state.get("depth", 0) < settings(runtime).beam_depth
+    return "expand" if state.get("beams") and more else "reason"
+
+
+def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    def reason(state: State) -> Steps:
+        if state.get("failure"):
+            return failed_answer(state)
+        finished = state.get("finished") or []
+        kept = finished or [b for b in state.get("beams") or [] if b["steps"]]
+        lines = [f"({'verified' if finished else 'unverified'}) {beams.text(b)}" for b in kept]
+        evidence = [t for b in kept for t in beams.triples(b)]
+        ends = sorted({b["steps"][-1]["label"] for b in kept})
+        run = current_settings()
+        with Meter("reason") as meter:
+            if not kept:
+                steps = state.get("attempts") or [{}]
+                topics = ", ".join(state.get("topic_entities") or [])
+                why = ("the search found no path" if steps[0].get("beams")
+                       else f"no topic entity was found ({topics})")  # fmt: skip
+                text, answers = f"The knowledge graph gave no evidence: {why}.", list[str]()
+            else:
+                prompt = render(
+                    "fidelis_reason",
+                    run.prompt_budget,
+                    question=state["question"],
+                    paths="\n".join(lines),
+                    instruction=instruction(
+                        run.answer_from,
+                        "the reasoning paths below, found in a knowledge graph",
+                    ),
+                )
+                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                parsed = parse_answer(text)
+                meter.count("answers")
+                meter.count("answers_unreadable", parsed is None)
+                answers = ends if parsed is None else parsed
+        known = {normalize_name(x) for s, _, o in evidence for x in (s, o)}
+        return {
+            "answer": text,
+            "answers": answers,
+            "evidence": evidence,
+            "grounded": bool(answers) and all(normalize_name(a) in known for a in answers),
+            "path": [beams.text(b) for b in kept],
+            "edits": 0,
+            "usage": meter.usage,
+        }
+
+    return model_node(model, reason)

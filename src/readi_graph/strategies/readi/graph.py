@@ -1,0 +1,112 @@
+"""Wiring only: START -> generate -> bind -> connect -> diagnose -> (edit -> bind | answer) -> END.
+
+The edit budget lives in state (`edits_used`) and the router, never in the recursion limit.
+`make_builder` returns the uncompiled graph so callers pick their checkpointer, cache and
+store; `build_graph` compiles it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
+
+from readi_graph import strategies
+from readi_graph.core.adapter import adapter_for
+from readi_graph.core.context import ReadiContext
+from readi_graph.core.llm import ModelRef, is_transient
+from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.core.progress import reporting
+from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.table.table import Table
+from readi_graph.strategies.readi.nodes.answer import make_answer
+from readi_graph.strategies.readi.nodes.bind import make_bind
+from readi_graph.strategies.readi.nodes.connect import make_connect
+from readi_graph.strategies.readi.nodes.diagnose import make_diagnose, route_after_diagnose
+from readi_graph.strategies.readi.nodes.edit import make_edit
+from readi_graph.strategies.readi.nodes.generate import make_generate
+
+
+def make_builder(
+    env: KnowledgeGraph | Table,
+    llm: BaseChatModel | str | None = None,
+    *,
+    context: ReadiContext | None = None,
+    reply_cache: ReplyCache | None = None,
+    llm_retries: int = 3,
+    env_retries: int = 2,
+) -> StateGraph[ReadiState, ReadiContext, ReadiInput, ReadiOutput]:
+    """The Readi workflow over a KG or a table, not yet compiled."""
+    adapter = adapter_for(env)
+    environment = "kg" if isinstance(env, KnowledgeGraph) else "table"
+    labels = {"strategy": "readi", "environment": environment}
+    model = ModelRef(llm, context or ReadiContext(), reply_cache, labels=labels)
+    llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
+    env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
+
+    builder = StateGraph(
+        ReadiState, context_schema=ReadiContext, input_schema=ReadiInput, output_schema=ReadiOutput
+    )
+    nodes: list[tuple[str, Any, RetryPolicy]] = [  # (name, node function, retry policy)
+        ("generate", make_generate(adapter, model), llm_policy),
+        ("bind", make_bind(adapter), env_policy),
+        ("connect", make_connect(adapter), env_policy),
+        ("diagnose", make_diagnose(adapter), env_policy),
+        ("edit", make_edit(adapter, model), llm_policy),
+        ("answer", make_answer(adapter, model), llm_policy),
+    ]
+    describe = strategies.get("readi").describer()  # progress lines, as registered
+    for name, node, policy in nodes:
+        node = reporting(name, node, environment, describe)
+        builder.add_node(name, node, retry_policy=policy)
+    builder.add_edge(START, "generate")
+    builder.add_edge("generate", "bind")
+    builder.add_edge("bind", "connect")
+    builder.add_edge("connect", "diagnose")
+    builder.add_conditional_edges("diagnose", route_after_diagnose)
+    builder.add_edge("edit", "bind")
+    builder.add_edge("answer", END)
+    return builder
+
+
+def build_graph(
+    env: KnowledgeGraph | Table,
+    llm: BaseChatModel | str | None = None,
+    *,
+    checkpointer: Any = None,
+    cache: Any = None,
+    context: ReadiContext | None = None,
+    name: str | None = None,
+    strategy: str = "readi",
+    **options: Any,
+) -> CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput]:
+    """Compile a strategy's graph over a KG or a table. `llm` is any LangChain chat model, a
+    model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
+    else the local model when its extra is installed.
+
+    `strategy` names a registered strategy (`readi_graph.strategies`): "readi" (the default;
+    KGs and tables) or "fidelis" (the FiDeLiS beam search; KGs), with the same input, output
+    and usage. `checkpointer` and `cache` pass through to `compile`; `context` sets the
+    defaults used to build the default model (per-run settings go to
+    `invoke(..., context=ReadiContext(...))`); `reply_cache=ReplyCache(path)` answers
+    repeated prompts from disk (counted as `cached_calls`, not `llm_calls`).
+    """
+    chosen = strategies.get(strategy, environment_kind(env))
+    builder = chosen.make_builder()(env, llm, context=context, **options)
+    compiled: CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput] = builder.compile(
+        checkpointer=checkpointer, cache=cache, name=name or chosen.name
+    )
+    return compiled
+
+
+def environment_kind(env: object) -> str:
+    """ "kg" or "table": what a strategy must be able to search."""
+    if isinstance(env, KnowledgeGraph):
+        return "kg"
+    if isinstance(env, Table):
+        return "table"
+    raise TypeError(f"not an environment: {type(env).__name__} (a KnowledgeGraph or a Table)")

@@ -1,0 +1,70 @@
+"""answer: one LLM call answers from the instances (paper §4.5), citing what it used.
+
+When nothing was instantiated there is no evidence to answer from, and no call is made: the
+answer says why. When the model's answer cannot be read, the instances themselves are reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
+from readi_graph.core.context import current_settings
+from readi_graph.core.llm import ModelRef
+from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
+from readi_graph.core.prompts import render
+from readi_graph.core.state import ReadiState
+from readi_graph.environments.kg.names import normalize_name
+
+
+def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def answer(state: ReadiState) -> Steps:
+        if state.get("failure"):
+            return failed_answer(state)
+        run = current_settings()
+        with Meter("answer") as meter:
+            material = adapter.material(state, run)
+            if material.no_evidence is not None:
+                text, answers = material.no_evidence, []
+            else:
+                prompt = render(
+                    adapter.prompts[2],
+                    run.prompt_budget,
+                    question=state["question"],
+                    **material.prompt_values,
+                )
+                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                parsed = adapter.parse_answer(text)
+                meter.count("answers")
+                meter.count("answers_unreadable", parsed is None)
+                answers = material.fallback if parsed is None else parsed
+        grounded = bool(answers) and all(normalize_name(a) in material.known for a in answers)
+        return {
+            "answer": text,
+            "answers": answers,
+            "evidence": material.evidence,
+            "grounded": grounded,
+            "path": material.path,
+            "notes": material.notes,
+            "edits": state.get("edits_used", 0),
+            "usage": meter.usage,
+        }
+
+    return model_node(model, answer)
+
+
+def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The environment failed: say so, spend no call, and mark the run as failed."""
+    failure = state.get("failure") or "unknown failure"
+    return {
+        "answer": f"The question could not be answered: the environment failed ({failure}).",
+        "answers": [],
+        "evidence": [],
+        "grounded": False,
+        "path": [],
+        "notes": [],
+        "edits": state.get("edits_used", 0),
+        "error": failure,
+        "usage": {},
+    }

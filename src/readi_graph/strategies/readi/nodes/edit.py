@@ -1,0 +1,74 @@
+"""edit: the path is corrected from the error message (paper §4.4, appendix B.2), by one LLM
+call or, with `ReadiContext(editor="human")`, by a person.
+
+A human edit pauses the run with `interrupt()`: the payload is what the model would be told
+(the numbered errors, the half-way instances, the candidate relations, the whole prompt), and
+`Command(resume=...)` brings the corrected path in any form the model may write (JSON, a
+`Path:` line, a bare `Entity -> relation` chain) or as a dict `{topic: [path, ...]}`. The edit
+budget applies alike; an unreadable reply becomes edit feedback, as for a model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langgraph.types import interrupt
+
+from readi_graph.core.adapter import Adapter
+from readi_graph.core.context import current_settings
+from readi_graph.core.llm import ModelRef
+from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node, request_plan
+from readi_graph.core.prompts import render
+from readi_graph.core.state import ReadiState
+from readi_graph.environments.kg.parsing import OutputParseError
+
+HUMAN_EDIT = "readi_edit"  # the payload's `kind`, for apps that handle several interrupts
+
+
+def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def edit(state: ReadiState) -> Steps:
+        settings = current_settings()
+        with Meter("edit") as meter:
+            values = adapter.edit_values(state)
+            prompt = render(adapter.prompts[1], settings.prompt_budget, **values)
+            if settings.editor == "human":
+                plan, error = human_edit(meter, adapter, state, values, prompt)
+            else:
+                plan, error = yield from request_plan(meter, adapter, state, prompt, editing=True)
+        return {
+            "plan": plan,
+            "parse_error": error,
+            "edits_used": state.get("edits_used", 0) + 1,
+            "usage": meter.usage,
+        }
+
+    return model_node(model, edit)
+
+
+def human_edit(
+    meter: Meter, adapter: Adapter, state: ReadiState, values: dict[str, str], prompt: str
+) -> tuple[dict[str, Any], str | None]:
+    """Pause for a person; read their path like a model's reply."""
+    reply = interrupt(
+        {
+            "kind": HUMAN_EDIT,
+            "edit": state.get("edits_used", 0) + 1,
+            **values,  # question, previous path, errors, instances, candidates, ...
+            "prompt": prompt,
+            "reply_format": 'a path per topic entity, e.g. {"Topic": ["Topic -> relation -> '
+            'relation"]} (tables: Chosen Headers: [...] / Constraints: {...})',
+        }
+    )
+    meter.count("human_edits")
+    if isinstance(reply, dict) and ("headers" in reply or "path" in reply):
+        text = json.dumps(reply, ensure_ascii=False)  # a table plan, or {"path": {...}}
+    elif isinstance(reply, dict):
+        text = json.dumps({"path": reply}, ensure_ascii=False)  # {topic: [path, ...]}
+    else:
+        text = str(reply)
+    try:
+        return adapter.parse_plan(text, state, editing=True), None
+    except OutputParseError as exc:
+        meter.count("plans_unreadable")
+        return {}, str(exc)

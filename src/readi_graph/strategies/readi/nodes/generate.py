@@ -1,0 +1,34 @@
+"""generate: one LLM call writes the whole reasoning path (paper §4.2)."""
+
+from __future__ import annotations
+
+from readi_graph.core.adapter import Adapter
+from readi_graph.core.base import InputError
+from readi_graph.core.context import current_settings
+from readi_graph.core.llm import ModelRef
+from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node, request_plan
+from readi_graph.core.prompts import render
+from readi_graph.core.state import ReadiState
+
+__all__ = ["InputError", "make_generate"]
+
+
+def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
+    def generate(state: ReadiState) -> Steps:
+        updates = adapter.prepare(state)
+        state = {**state, **updates}  # type: ignore[typeddict-item]
+        with Meter("generate") as meter:
+            budget = current_settings().prompt_budget
+            prompt = render(adapter.prompts[0], budget, **adapter.generate_values(state))
+            plan, error = yield from request_plan(meter, adapter, state, prompt, editing=False)
+        return {
+            **updates,
+            "plan": plan,
+            "parse_error": error,
+            "edits_used": 0,
+            "failure": None,  # a new run on a checkpointed thread starts clean
+            "error": None,
+            "usage": meter.usage,
+        }
+
+    return model_node(model, generate)
