@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fbshape.schema import is_cvt_name
 from freebase_shaped import generate
+
+from servers import Virtuoso
 
 NS = "http://rdf.freebase.com/ns/"
 SMALL: dict[str, Any] = {"triples": 20_000, "questions_per_hop": 60, "per_file": 8_000}
@@ -133,3 +136,26 @@ def test_hubs_have_the_planned_degree(small: tuple[Path, dict], store: ox.Store)
             assert count(store, f"?s <{NS}{relation}> {iri}") == n["in"]
     persons = count(store, f"?p <{NS}type.object.type> <{NS}people.person>")
     assert count(store, f"?p <{NS}people.person.gender> ?g") == persons  # one gender each
+
+
+@pytest.mark.virtuoso
+def test_bulk_load_into_virtuoso(small: tuple[Path, dict], virtuoso: Virtuoso) -> None:
+    """load_virtuoso.py's load and count on the small graph; the gold answers hold there too."""
+    import httpx
+    from load_virtuoso import bulk_load, sparql_count
+
+    data = virtuoso.workdir / "freebase_shaped"  # ld_dir reads only where DirsAllowed says
+    shutil.copytree(small[0], data)
+    graph = "urn:readi:test:freebase-shaped"
+    try:
+        bulk_load(virtuoso, data, graph, loaders=1)
+        assert sparql_count(virtuoso, graph) == small[1]["triples"]
+        questions = [json.loads(line) for line in (data / "questions.jsonl").open()]
+        for q in [q for q in questions if q["answers"][0].startswith("<")][:30]:
+            query = path_query(q).replace(" WHERE", f" FROM <{graph}> WHERE")
+            r = httpx.post(virtuoso.endpoint, data={"query": query}, headers={"Accept": "application/sparql-results+json"})
+            got = sorted(f"<{b['x']['value']}>" for b in r.json()["results"]["bindings"])
+            assert got == q["answers"], q["id"]
+    finally:
+        virtuoso.isql(f"SPARQL CLEAR GRAPH <{graph}>;")
+        shutil.rmtree(data, ignore_errors=True)
