@@ -49,7 +49,7 @@ def literal_codes(rng: np.random.Generator, kind: str, m: int) -> np.ndarray:
     if kind == "date":
         return rng.integers(0, DAYS, m)
     if kind == "float":
-        return rng.integers(0, 2**22, m)  # quarters below 2^20: exact as xsd:float
+        return rng.integers(0, 10_000, m) * 4 + rng.integers(1, 4, m)  # see render.literal
     if kind == "int":
         return (10 ** rng.uniform(0, 7, m)).astype(np.int64)
     if kind == "bool":

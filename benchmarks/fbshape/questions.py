@@ -3,7 +3,8 @@
 A path is sampled by a random walk (one relation picked uniformly among those at the node, so
 rare relations show up as often as the hub's; no step straight back over the edge just taken),
 and then its answers are the set walk from the topic over the path's relations, exactly what a
-SPARQL property path gives on the written triples. Kept: 1 to `max_answers` answers, none a CVT.
+SPARQL property path gives on the written triples. Kept: 1 to `max_answers` answers, none a CVT,
+and not booleans (Virtuoso returns them as 0/1, so they would not compare as strings).
 
 Three kinds are asked for: plain walks from a random entity; walks through a hub (the hub is the
 topic or the walk passes it; the step leaving the hub is not a hub relation, or the answer set
@@ -120,7 +121,7 @@ def evaluate(g: Graph, topic: int, steps, max_answers: int, cap: int = 50_000):
         if frontier is None or not len(frontier):
             return None
     last = g.kinds[steps[-1][0]]
-    if len(frontier) > max_answers or (last == "entity" and g.cvt[frontier].any()):
+    if last == "bool" or len(frontier) > max_answers or (last == "entity" and g.cvt[frontier].any()):
         return None
     return Question(topic, list(steps), frontier, last, hub, cvt)
 
