@@ -55,9 +55,11 @@ def node_name(plan: Plan, node: int) -> str:
     raise ValueError(f"node {node} has no name (a CVT?)")
 
 
-def write_entities(writer: ShardWriter, plan: Plan, node_mids: np.ndarray) -> None:
-    """A type triple for every node and each subtype range it lies in; a name for entities."""
+def write_entities(writer: ShardWriter, plan: Plan, node_mids: np.ndarray) -> dict[str, int]:
+    """A type triple for every node and each subtype range it lies in; a name for entities.
+    Returns how many names are distinct and how many entities share theirs."""
     hub_names = {node: name for name, node in plan.hub_nodes.items()}
+    hashes = []
     for pool in sorted(plan.pools.values(), key=lambda p: (p.start, p.type)):
         for lo in range(pool.start, pool.start + pool.size, CHUNK):
             ids = np.arange(lo, min(lo + CHUNK, pool.start + pool.size))
@@ -68,6 +70,18 @@ def write_entities(writer: ShardWriter, plan: Plan, node_mids: np.ndarray) -> No
                 hub_names.get(i) or entity_name(pool.type, i - pool.start) for i in ids.tolist()
             ]
             writer.write(text_lines(node_mids[ids], NAME, [f'"{n}"@en' for n in names]), len(ids))
+            hashes.append(np.array([hash(n) for n in names], dtype=np.int64))
+    _, counts = np.unique(np.concatenate(hashes), return_counts=True)
+    return {"distinct": len(counts), "entities_sharing_a_name": int(counts[counts > 1].sum())}
+
+
+def degree_stats(plan: Plan, edges: list[Edges], cvt: np.ndarray) -> dict[str, int]:
+    """Percentiles of the entities' degrees (triples they are in, names and types left out)."""
+    ends = [e.s for e in edges] + [e.o for e in edges if e.kind == "entity"]
+    degree = np.bincount(np.concatenate(ends), minlength=plan.nodes)[~cvt]
+    cuts = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "p99.99": 99.99}
+    out = {name: int(np.percentile(degree, q)) for name, q in cuts.items()}
+    return out | {"max": int(degree.max()), "over_1000": int((degree > 1000).sum())}
 
 
 def write_edges(writer: ShardWriter, edges: list[Edges], node_mids: np.ndarray) -> None:
@@ -151,7 +165,7 @@ def generate(
     timings = {"plan_and_edges": time.perf_counter() - started}
 
     writer = ShardWriter(out, per_file, level)
-    write_entities(writer, plan, node_mids)
+    names = write_entities(writer, plan, node_mids)
     write_edges(writer, edges, node_mids)
     writer.close()
     timings["write"] = time.perf_counter() - started - sum(timings.values())
@@ -179,6 +193,8 @@ def generate(
         "types": len(plan.pools),
         "relations": len({e.relation for e in edges if len(e.s)}),
         "literal_triples": sum(len(e.s) for e in edges if e.kind != "entity"),
+        "names": names,
+        "degrees": degree_stats(plan, edges, cvt),
         "scale": plan.scale,
         "hubs": hub_stats(plan, edges, node_mids),
         "questions": _question_counts(questions),
