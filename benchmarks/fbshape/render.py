@@ -4,11 +4,13 @@ Mids look like Freebase's (`m.0` and six characters of its base-32 alphabet) and
 bijection of the node id, so they never collide. Names are a pure function of (type, index):
 persons get a first and a last name, places a place-like name, other entities two made-up
 words; one entity in 37 reuses the name of an earlier one of its type, and more share one by
-chance (50 first names x 405,224 last names for a million persons): 14% of the entities
-of a 10M graph share their name, as in Freebase, where "John Smith" is many people. Literals are written in the form stores print back, so a gold answer compares equal as
-a string: an xsd:float is a whole number of quarters below 10,000 but never a whole number,
-exact in 32 bits and printed alike by pyoxigraph and Virtuoso (which shows 6 significant digits
-and writes a whole float as "2.0" where pyoxigraph writes "2"). Virtuoso prints booleans as 0/1.
+chance (50 first names x 405,224 last names for a million persons): 14% of the entities of a
+10M graph share their name, as in Freebase, where "John Smith" is many people.
+
+Literals are written in the form stores print back, so a gold answer compares equal as a
+string: an xsd:float is a number of quarters below 10,000 but never a whole number, exact in
+32 bits and printed alike by pyoxigraph and Virtuoso (which shows 6 significant digits and
+writes a whole float as "2.0" where pyoxigraph writes "2"). Virtuoso prints booleans as 0/1.
 """
 
 from __future__ import annotations
