@@ -45,8 +45,9 @@ class Graph:
         p = np.concatenate([np.full(len(e.s), i, dtype=np.int64) for i, e in enumerate(edges)])
         s = np.concatenate([e.s for e in edges])
         o = np.concatenate([e.o for e in edges])
-        order = np.argsort(s * nr + p, kind="stable")
-        self.fkey, self.fo = (s * nr + p)[order], o[order]
+        fkey = s * nr + p
+        order = np.argsort(fkey, kind="stable")
+        self.fkey, self.fo = fkey[order], o[order]
         entity = np.array([k == "entity" for k in self.kinds])[p]
         bkey = o[entity] * nr + p[entity]
         order = np.argsort(bkey, kind="stable")
