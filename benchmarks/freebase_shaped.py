@@ -106,7 +106,7 @@ def question_record(q: Question, n: int, plan: Plan, g: Graph, node_mids: np.nda
         "topic": NS + node_mids[q.topic].decode(),
         "topic_name": node_name(plan, q.topic),
         "relations": [[NS + g.rels[r], "forward" if f else "backward"] for r, f in q.steps],
-        "answers": sorted(answers),
+        "answers": sorted(set(answers)),  # two dates of one year are one gYear
         "through_hub": q.through_hub,
         "through_cvt": q.through_cvt,
     }
