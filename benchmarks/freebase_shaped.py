@@ -124,8 +124,13 @@ def hub_stats(plan: Plan, edges: list[Edges], node_mids: np.ndarray) -> dict:
                 by_relation[e.relation] = {"out": n_out, "in": n_in}
         degree = 1 + len(types) + sum(v["out"] + v["in"] for v in by_relation.values())
         big = {r: v for r, v in by_relation.items() if v["out"] + v["in"] >= 1000}
-        out[name] = {"iri": NS + node_mids[node].decode(), "types": types, "degree": degree,
-                     "relations": len(by_relation), "big_relations": big}  # fmt: skip
+        out[name] = {
+            "iri": NS + node_mids[node].decode(),
+            "types": types,
+            "degree": degree,
+            "relations": len(by_relation),
+            "big_relations": big,
+        }
     return out
 
 
@@ -158,8 +163,9 @@ def generate(
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("kb-*.nt.gz"):
         old.unlink()
-    schema = load_schema(FREEBASE / "fb_relations_domain_range_label.json",
-                         FREEBASE / "relation_freq.json")  # fmt: skip
+    schema = load_schema(
+        FREEBASE / "fb_relations_domain_range_label.json", FREEBASE / "relation_freq.json"
+    )
     plan, edges = plan_and_edges(schema, triples, hubs, seed)
     node_mids = mids(plan.nodes)
     timings = {"plan_and_edges": time.perf_counter() - started}
@@ -224,9 +230,12 @@ def main() -> None:
     parser.add_argument("--max-answers", type=int, default=100)
     parser.add_argument("--per-file", type=int, default=1_000_000, help="triples per .nt.gz")
     args = parser.parse_args()
-    stats = generate(args.out, args.triples, args.seed, args.questions_per_hop,
-                     args.max_answers, args.per_file)  # fmt: skip
-    summary = {k: stats[k] for k in ("triples", "bytes", "entities", "cvts", "questions", "seconds")}
+    stats = generate(
+        args.out, args.triples, args.seed, args.questions_per_hop, args.max_answers, args.per_file
+    )
+    summary = {
+        k: stats[k] for k in ("triples", "bytes", "entities", "cvts", "questions", "seconds")
+    }
     print(json.dumps(summary, indent=2))
 
 

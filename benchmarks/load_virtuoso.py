@@ -52,7 +52,9 @@ def bulk_load(server: Virtuoso, data: Path, graph: str, loaders: int) -> dict[st
     seconds["rdf_loader_run"] = time.perf_counter() - started
     server.isql("checkpoint;", timeout=3600)
     seconds["checkpoint"] = time.perf_counter() - started - seconds["rdf_loader_run"]
-    failed = server.isql("SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;")
+    failed = server.isql(
+        "SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;"
+    )
     if ".nt.gz" in failed:
         raise RuntimeError(f"files failed to load:\n{failed}")
     return seconds
@@ -74,7 +76,9 @@ def disk_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def report(data: Path, stats: dict, load: dict[str, float], count: int, db: int, loaders: int) -> None:
+def report(
+    data: Path, stats: dict, load: dict[str, float], count: int, db: int, loaders: int
+) -> None:
     files = sum(f["bytes"] for f in stats["files"])
     total = sum(load.values())
     hubs = ", ".join(f"{name} {hub['degree']:,}" for name, hub in stats["hubs"].items())
@@ -134,7 +138,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True, help="freebase_shaped.py's --out")
     parser.add_argument("--keep", action="store_true", help="leave the server running")
     parser.add_argument("--stop", action="store_true", help="stop the server --keep left")
-    parser.add_argument("--workdir", type=Path, help="database directory (default: a temporary one)")
+    parser.add_argument(
+        "--workdir", type=Path, help="database directory (default: a temporary one)"
+    )
     parser.add_argument("--graph", default=GRAPH)
     parser.add_argument("--loaders", type=int, default=1, help="rdf_loader_run() threads")
     parser.add_argument("--buffers", type=int, default=340_000, help="NumberOfBuffers (8 KiB each)")
@@ -151,7 +157,9 @@ def main() -> None:
     settings = {"NumberOfBuffers": str(args.buffers), "MaxDirtyBuffers": str(args.buffers * 3 // 4)}
     settings |= dict(kv.split("=", 1) for kv in args.set)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` runs on kill too
-    server = start_virtuoso(workdir=args.workdir, dirs_allowed=[data], settings=settings, detach=args.keep)
+    server = start_virtuoso(
+        workdir=args.workdir, dirs_allowed=[data], settings=settings, detach=args.keep
+    )
     kept = False
     try:
         load = bulk_load(server, data, args.graph, args.loaders)

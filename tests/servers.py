@@ -97,7 +97,9 @@ def start_virtuoso(
     allowed = ", ".join(str(d) for d in [workdir, *dirs_allowed])
     ini = re.sub(r"(?m)^DirsAllowed(\s*)=.*$", rf"DirsAllowed\g<1>= ., {allowed}", ini)
     for key, value in (settings or {}).items():
-        ini, n = re.subn(rf"(?m)^{re.escape(key)}(\s*)=[^;\n]*", rf"{key}\g<1>= {value}\t", ini, count=1)
+        ini, n = re.subn(
+            rf"(?m)^{re.escape(key)}(\s*)=[^;\n]*", rf"{key}\g<1>= {value}\t", ini, count=1
+        )
         if n != 1:
             raise ValueError(f"{key} is not set in {PACKAGED_INI}")
     (workdir / "virtuoso.ini").write_text(ini)

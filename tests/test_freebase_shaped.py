@@ -75,13 +75,17 @@ def path_query(q: dict) -> str:
     return "SELECT DISTINCT ?x WHERE { " + " ".join(patterns) + " }"
 
 
-def test_gold_answers_are_what_the_store_walks_to(small: tuple[Path, dict], store: ox.Store) -> None:
+def test_gold_answers_are_what_the_store_walks_to(
+    small: tuple[Path, dict], store: ox.Store
+) -> None:
     questions = [json.loads(line) for line in (small[0] / "questions.jsonl").open()]
     assert len(questions) >= 150
     for q in questions:
         assert sorted(select(store, path_query(q))) == q["answers"], q["id"]  # no repeats either
         name = f'"{q["topic_name"]}"@en'
-        assert select(store, f"SELECT ?n WHERE {{ <{q['topic']}> <{NS}type.object.name> ?n }}") == [name]
+        assert select(store, f"SELECT ?n WHERE {{ <{q['topic']}> <{NS}type.object.name> ?n }}") == [
+            name
+        ]
     for hops in (1, 2, 3):
         asked = [q for q in questions if q["hops"] == hops]
         assert len(asked) >= 40 and any(q["through_hub"] for q in asked)
@@ -103,9 +107,15 @@ def test_cvts_have_no_name_and_entities_one(small: tuple[Path, dict], store: ox.
     cvt_types = [t for t in types if is_cvt_name(t[len(NS) + 1 : -1])]
     assert len(cvt_types) >= 10
     values = " ".join(cvt_types)
-    cvts = select(store, f"SELECT DISTINCT ?c WHERE {{ VALUES ?t {{ {values} }} ?c <{NS}type.object.type> ?t }}")
+    cvts = select(
+        store,
+        f"SELECT DISTINCT ?c WHERE {{ VALUES ?t {{ {values} }} ?c <{NS}type.object.type> ?t }}",
+    )
     assert len(cvts) == stats["cvts"]
-    named = select(store, f"SELECT ?c WHERE {{ VALUES ?t {{ {values} }} ?c <{NS}type.object.type> ?t . ?c <{NS}type.object.name> ?n }}")
+    named = select(
+        store,
+        f"SELECT ?c WHERE {{ VALUES ?t {{ {values} }} ?c <{NS}type.object.type> ?t . ?c <{NS}type.object.name> ?n }}",
+    )
     assert named == []
     dated = f"<{NS}measurement_unit.dated_integer>"
     assert count(store, f"?c <{NS}type.object.type> {dated}") >= 5
@@ -113,7 +123,10 @@ def test_cvts_have_no_name_and_entities_one(small: tuple[Path, dict], store: ox.
     assert select(store, shared) == []  # a population figure belongs to one place
     names = select(store, f"SELECT (COUNT(*) AS ?n) WHERE {{ ?e <{NS}type.object.name> ?name }}")
     assert names == [f'"{stats["entities"]}"^^<http://www.w3.org/2001/XMLSchema#integer>']
-    shared = select(store, f"SELECT ?name WHERE {{ ?e <{NS}type.object.name> ?name }} GROUP BY ?name HAVING (COUNT(?e) > 1)")
+    shared = select(
+        store,
+        f"SELECT ?name WHERE {{ ?e <{NS}type.object.name> ?name }} GROUP BY ?name HAVING (COUNT(?e) > 1)",
+    )
     assert len(shared) >= 20  # homonyms
 
 
@@ -163,7 +176,11 @@ def test_bulk_load_into_virtuoso(small: tuple[Path, dict], virtuoso: Virtuoso) -
         for line in (data / "questions.jsonl").open():
             q = json.loads(line)
             query = path_query(q).replace(" WHERE", f" FROM <{graph}> WHERE")
-            r = httpx.post(virtuoso.endpoint, data={"query": query}, headers={"Accept": "application/sparql-results+json"})
+            r = httpx.post(
+                virtuoso.endpoint,
+                data={"query": query},
+                headers={"Accept": "application/sparql-results+json"},
+            )
             got = {as_ntriples(b["x"]) for b in r.json()["results"]["bindings"]}
             assert sorted(got) == q["answers"], q["id"]  # a set: DISTINCT can repeat floats there
     finally:

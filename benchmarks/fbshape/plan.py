@@ -44,8 +44,12 @@ class HubSpec:
 
 
 DEFAULT_HUBS = (
-    HubSpec("United States of America", "location.location", "location.location.contains", True, 0.05),
-    HubSpec("United States of America", "location.location", "people.person.nationality", False, 0.06),
+    HubSpec(
+        "United States of America", "location.location", "location.location.contains", True, 0.05
+    ),
+    HubSpec(
+        "United States of America", "location.location", "people.person.nationality", False, 0.06
+    ),
     HubSpec("Male", "people.gender", "people.person.gender", False, 0.105, exclusive=True),
 )
 
@@ -186,9 +190,11 @@ def make_plan(schema: Schema, triples: int, scale: float, hubs=DEFAULT_HUBS, see
 def _owns(schema: Schema, r: Relation) -> bool:
     """An entity -> CVT relation with no reverse: the CVT node belongs to that one entity."""
     return (
-        r.kind == "entity" and r.reverse is None and r.range in schema.cvts
+        r.kind == "entity"
+        and r.reverse is None
+        and r.range in schema.cvts
         and r.domain not in schema.cvts
-    )  # fmt: skip
+    )
 
 
 def _cvt_links(schema: Schema, rels: list[Relation], scale: float):
@@ -216,7 +222,11 @@ def _block(r: Relation, scale, pools, hub: HubSpec | None, top_link, triples) ->
     k = min(k, dom.size * rng_pool.size // 2)
     block = Block(r, k, cover=r.id in top_link)
     if hub is not None:
-        block.hub, block.hub_is_subject, block.exclusive = hub.name, hub.hub_is_subject, hub.exclusive
+        block.hub, block.hub_is_subject, block.exclusive = (
+            hub.name,
+            hub.hub_is_subject,
+            hub.exclusive,
+        )
         block.hub_edges = round(hub.share * triples)
         if hub.exclusive:  # every other subject gets exactly one (non-hub) object
             block.k = dom.size - block.hub_edges
@@ -234,7 +244,9 @@ def count_triples(plan: Plan) -> int:
     return entity_triples(plan) + edges
 
 
-def plan_for(schema: Schema, triples: int, hubs=DEFAULT_HUBS, seed: int = 0, extra: int = 0) -> Plan:
+def plan_for(
+    schema: Schema, triples: int, hubs=DEFAULT_HUBS, seed: int = 0, extra: int = 0
+) -> Plan:
     """The smallest scale whose plan has at least `triples` + `extra` triples (hubs are sized
     on `triples` alone)."""
 

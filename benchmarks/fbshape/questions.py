@@ -122,7 +122,11 @@ def evaluate(g: Graph, topic: int, steps, max_answers: int, cap: int = 50_000):
         if frontier is None or not len(frontier):
             return None
     last = g.kinds[steps[-1][0]]
-    if last == "bool" or len(frontier) > max_answers or (last == "entity" and g.cvt[frontier].any()):
+    if (
+        last == "bool"
+        or len(frontier) > max_answers
+        or (last == "entity" and g.cvt[frontier].any())
+    ):
         return None
     return Question(topic, list(steps), frontier, last, hub, cvt)
 

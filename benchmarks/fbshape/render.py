@@ -151,8 +151,9 @@ class ShardWriter:
         path = self.out / f"kb-{len(self.files):03d}.nt.gz"
         self.files.append(path)
         self._raw = path.open("wb")
-        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0,
-                                 compresslevel=self.level)  # fmt: skip
+        self._gz = gzip.GzipFile(
+            filename="", mode="wb", fileobj=self._raw, mtime=0, compresslevel=self.level
+        )
         self._in_file = 0
 
     def close(self) -> None:

@@ -54,21 +54,52 @@ MEDIATOR_NAME = re.compile(
 )
 NOT_MEDIATORS = {"time.geologic_time_period", "skiing.ski_run", "location.dated_location"}
 MEDIATORS = {
-    "people.marriage", "film.performance", "education.education", "people.place_lived",
-    "location.geocode", "location.mailing_address", "organization.leadership",
-    "business.employment_tenure", "film.film_regional_release_date", "film.film_cut",
-    "award.ranking", "people.appointment", "location.religion_percentage",
+    "people.marriage",
+    "film.performance",
+    "education.education",
+    "people.place_lived",
+    "location.geocode",
+    "location.mailing_address",
+    "organization.leadership",
+    "business.employment_tenure",
+    "film.film_regional_release_date",
+    "film.film_cut",
+    "award.ranking",
+    "people.appointment",
+    "location.religion_percentage",
 }
 PERSON_TYPES = {
-    "people.deceased_person", "people.family_member", "people.measured_person",
-    "book.author", "film.actor", "film.director", "film.producer", "film.writer",
-    "film.film_crewmember", "film.person_or_entity_appearing_in_film", "tv.tv_actor",
-    "tv.tv_personality", "tv.tv_producer", "tv.tv_writer", "music.group_member",
-    "music.composer", "music.lyricist", "award.award_winner", "award.award_nominee",
-    "government.politician", "sports.pro_athlete", "olympics.olympic_athlete",
-    "organization.organization_founder", "business.board_member", "influence.influence_node",
-    "visual_art.visual_artist", "architecture.architect", "military.military_person",
-    "celebrities.celebrity", "religion.religious_leader", "royalty.noble_person",
+    "people.deceased_person",
+    "people.family_member",
+    "people.measured_person",
+    "book.author",
+    "film.actor",
+    "film.director",
+    "film.producer",
+    "film.writer",
+    "film.film_crewmember",
+    "film.person_or_entity_appearing_in_film",
+    "tv.tv_actor",
+    "tv.tv_personality",
+    "tv.tv_producer",
+    "tv.tv_writer",
+    "music.group_member",
+    "music.composer",
+    "music.lyricist",
+    "award.award_winner",
+    "award.award_nominee",
+    "government.politician",
+    "sports.pro_athlete",
+    "olympics.olympic_athlete",
+    "organization.organization_founder",
+    "business.board_member",
+    "influence.influence_node",
+    "visual_art.visual_artist",
+    "architecture.architect",
+    "military.military_person",
+    "celebrities.celebrity",
+    "religion.religious_leader",
+    "royalty.noble_person",
 }
 NOT_PLACES = re.compile(r"category|emission|production|imports|symbol|percentage|variety|geometry")
 FAMILIES = {"people.person": PERSON_TYPES, "location.location": set()}  # location: see below
@@ -102,7 +133,9 @@ def is_cvt_name(type_id: str) -> bool:
     if type_id in NOT_MEDIATORS:
         return False
     dated_value = type_id.startswith("measurement_unit.dated_")  # a number with its date
-    return dated_value or type_id in MEDIATORS or bool(MEDIATOR_NAME.search(type_id.split(".", 1)[1]))
+    return (
+        dated_value or type_id in MEDIATORS or bool(MEDIATOR_NAME.search(type_id.split(".", 1)[1]))
+    )
 
 
 def _kept(inventory: dict[str, dict[str, str]], freq: dict[str, int]) -> dict[str, Relation]:
