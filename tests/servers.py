@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,15 +71,37 @@ class Virtuoso:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start_virtuoso(ready_timeout: float = 90) -> Virtuoso:
-    workdir = Path(tempfile.mkdtemp(prefix="readi-virtuoso-"))
+def start_virtuoso(
+    ready_timeout: float = 90,
+    *,
+    workdir: Path | None = None,
+    dirs_allowed: Sequence[Path] = (),
+    settings: Mapping[str, str] | None = None,
+    detach: bool = False,
+) -> Virtuoso:
+    """Start a server; with no keyword the tests' throw-away one. `workdir`: where the database
+    goes (created; default a new temporary directory), `dirs_allowed`: more directories
+    `ld_dir` may read, `settings`: packaged ini lines to change (`{"NumberOfBuffers": "340000"}`,
+    each must be in the packaged ini), `detach`: a session of its own, so the server outlives
+    the process that started it."""
+    if workdir is None:
+        workdir = Path(tempfile.mkdtemp(prefix="readi-virtuoso-"))
+    else:
+        workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "db").mkdir()
     isql_port, http_port = _free_port(), _free_port()
     ini = PACKAGED_INI.read_text()
     ini = ini.replace("/var/lib/virtuoso-opensource-7/db", str(workdir / "db"))
     ini = re.sub(r"(?m)^ServerPort(\s*)=\s*1111", rf"ServerPort\g<1>= {isql_port}", ini)
     ini = re.sub(r"(?m)^ServerPort(\s*)=\s*8890", rf"ServerPort\g<1>= 127.0.0.1:{http_port}", ini)
-    ini = re.sub(r"(?m)^DirsAllowed(\s*)=.*$", rf"DirsAllowed\g<1>= ., {workdir}", ini)
+    allowed = ", ".join(str(d) for d in [workdir, *dirs_allowed])
+    ini = re.sub(r"(?m)^DirsAllowed(\s*)=.*$", rf"DirsAllowed\g<1>= ., {allowed}", ini)
+    for key, value in (settings or {}).items():
+        ini, n = re.subn(
+            rf"(?m)^{re.escape(key)}(\s*)=[^;\n]*", rf"{key}\g<1>= {value}\t", ini, count=1
+        )
+        if n != 1:
+            raise ValueError(f"{key} is not set in {PACKAGED_INI}")
     (workdir / "virtuoso.ini").write_text(ini)
     log = (workdir / "virtuoso.out").open("wb")
     process = subprocess.Popen(
@@ -86,6 +109,7 @@ def start_virtuoso(ready_timeout: float = 90) -> Virtuoso:
         cwd=workdir,
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=detach,
     )
     server = Virtuoso(workdir, isql_port, http_port, process)
     deadline = time.monotonic() + ready_timeout
