@@ -31,7 +31,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.local import metaqa_ntriples
 from readi_graph.eval import runner
 from readi_graph.eval.latency import Delayed
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from _report import write_report
 

@@ -26,7 +26,7 @@ from readi_graph.datasets.metaqa import load_questions
 from readi_graph.datasets.metaqa_offline import OfflineModel
 from readi_graph.environments.kg.encoder import dense_available
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from _report import write_report
 

@@ -8,6 +8,6 @@ Try: {"question": "which languages are the films directed by Joel Zwick in",
 """
 
 from readi_graph.demo import demo_kg
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 graph = build_graph(demo_kg(), name="fidelis-kgqa", strategy="fidelis")

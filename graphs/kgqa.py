@@ -9,6 +9,6 @@ Try: {"question": "which films starring Tom Hanks did Robert Zemeckis direct",
 """
 
 from readi_graph.demo import demo_kg
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 graph = build_graph(demo_kg(), name="readi-kgqa")

@@ -4,6 +4,6 @@ Try: {"question": "in which season did the club score the most goals through its
 """
 
 from readi_graph.demo import demo_table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 graph = build_graph(demo_table(), name="readi-tableqa")

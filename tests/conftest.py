@@ -63,7 +63,7 @@ def metaqa_kg(metaqa_dir: Path) -> KnowledgeGraph:
 @pytest.fixture(scope="session")
 def freebase_mini() -> KnowledgeGraph:
     """A hand-made Freebase-style KG with CVT (compound) nodes."""
-    from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS
+    from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
     return KnowledgeGraph.from_file(
         FIXTURES / "freebase_mini.ttl", KGSettings(entity_namespace=FREEBASE_NS)

@@ -10,6 +10,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatResult
 from pydantic import Field
 
+from readi_graph.core import markers
+
 
 class ScriptedModel(GenericFakeChatModel):
     """Replies with the scripted messages in order; `prompts` keeps what it was asked."""
@@ -60,9 +62,9 @@ def routed(generate: str, answer: str, edit: str = "") -> PromptRoutedModel:
     return PromptRoutedModel(
         messages=iter([]),
         replies={
-            "You plan how to answer": generate,
-            "could not be instantiated": edit,
-            "Answer the question using only": answer,
+            markers.GENERATE: generate,  # KG and table
+            markers.KG_EDIT: edit,
+            markers.ANSWER_ONLY_FROM: answer,
         },
     )
 

@@ -14,7 +14,7 @@ from readi_graph.datasets.metaqa import load_questions
 from readi_graph.datasets.metaqa_offline import OfflineModel
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.latency import Delayed
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from readi_graph.environments.kg.diagnosis import diagnose, unparseable
+from readi_graph.core.diagnosis import unparseable
+from readi_graph.environments.kg.diagnosis import diagnose
 from readi_graph.environments.kg.instantiation import connect
-from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS, KnowledgeGraph
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.local import METAQA_RELATION
 from readi_graph.environments.kg.paths import Candidate, KGPath
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
 
 def fb(name: str) -> tuple[Candidate, ...]:
@@ -67,7 +69,7 @@ def test_a_wrong_earlier_step_is_offered_its_alternatives(metaqa_kg: KnowledgeGr
     (step, where, found) = d.earlier[0]
     assert (step, where) == (1, "The Slugger's Wife") and len(d.earlier) == 1
     assert ("directed_by", True) in {(c.name, c.forward) for c in found}
-    from readi_graph.environments.kg.render import earlier_text
+    from readi_graph.core.diagnosis import earlier_text
 
     assert earlier_text(d).startswith("step 1 (from The Slugger's Wife): ")
 
@@ -93,7 +95,8 @@ def test_caps_and_determinism(metaqa_kg: KnowledgeGraph) -> None:
 
 
 def test_unparseable_output_is_a_diagnosis() -> None:
-    from readi_graph.environments.kg.parsing import OutputParseError, parse_kg_paths
+    from readi_graph.core.parsing import OutputParseError
+    from readi_graph.environments.kg.parsing import parse_kg_paths
 
     with pytest.raises(OutputParseError) as error:
         parse_kg_paths("I think the answer is Paris!!", ["Paris"])

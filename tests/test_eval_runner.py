@@ -18,7 +18,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import f1, hit1, hit_lenient, kgqa_scores
 from readi_graph.eval.runner import Item, ResultsFileError, read_results
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import routed
 

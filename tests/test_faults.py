@@ -19,7 +19,7 @@ from readi_graph.environments.kg.local import metaqa_iri
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores
 from readi_graph.eval.runner import Item, read_results
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from conftest import METAQA_GRAPH
 from fakes import function_model, routed

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.core.context import ReadiContext
+from readi_graph.core.parsing import OutputParseError
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.parsing import OutputParseError
+from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
-from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import function_model
 
@@ -124,7 +123,9 @@ def test_calls_stay_within_n_d_plus_d_plus_c(
         return replies[kind]
 
     graph = build_graph(metaqa_kg, function_model(greedy), strategy="fidelis")
-    context = ReadiContext(beam_width=width, beam_depth=depth)
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    context = FidelisContext(beam_width=width, beam_depth=depth)
     questions = [q for q, _ in zip(load_questions(metaqa_dir, 2), range(6), strict=False)]
     for q in questions:
         result = graph.invoke({"question": q.question, "topic_entities": [q.topic]},

@@ -15,16 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from readi_graph.core.base import ReadiError
+from readi_graph.core.parsing import OutputParseError, parse_answer, parse_list_answer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.parsing import (
-    OutputParseError,
-    parse_answer,
-    parse_kg_paths,
-    parse_list_answer,
-    parse_table_plan,
-)
+from readi_graph.environments.kg.parsing import parse_kg_paths
+from readi_graph.environments.table.parsing import parse_table_plan
+from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
-from readi_graph.strategies.readi.graph import build_graph
 
 from fakes import scripted
 

@@ -9,7 +9,7 @@ from readi_graph.core.context import ReadiContext
 from readi_graph.core.llm import ModelNotConfigured
 from readi_graph.demo import demo_kg
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 from readi_graph.strategies.readi.nodes.generate import InputError
 
 from fakes import path, scripted

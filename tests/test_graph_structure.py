@@ -12,7 +12,7 @@ from langgraph.graph import END, START, StateGraph
 
 from readi_graph.core.context import ReadiContext
 from readi_graph.demo import demo_kg
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import path, routed, scripted
 

@@ -10,7 +10,7 @@ from langgraph.types import Command
 from readi_graph.core.context import ReadiContext
 from readi_graph.demo import demo_kg
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import path, routed
 

@@ -22,7 +22,7 @@ from rdflib.plugins.sparql.parser import parseQuery
 from readi_graph.core.base import ReadiError, Term
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import path, routed
 

@@ -10,14 +10,10 @@ import pytest
 from readi_graph.core.base import Term
 from readi_graph.datasets.metaqa import gold_path, gold_plan, load_questions
 from readi_graph.environments.kg.instantiation import bind, connect, merge
-from readi_graph.environments.kg.knowledge_graph import (
-    FREEBASE_NS,
-    KGSettings,
-    KnowledgeGraph,
-    count_queries,
-)
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
 from readi_graph.environments.kg.local import METAQA_RELATION, load_metaqa
 from readi_graph.environments.kg.paths import Candidate, KGPath
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
 
 def rel(name: str, direction: str = "both") -> tuple[Candidate, ...]:

@@ -8,8 +8,9 @@ import pytest
 import rdflib
 
 from readi_graph.core.base import KGFormatError, Term
-from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS, KnowledgeGraph
-from readi_graph.environments.kg.local import METAQA_RELATION, SKOLEM_BASE, metaqa_iri
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.local import METAQA_RELATION, metaqa_iri
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS, SKOLEM_BASE
 
 NT = """<http://ex.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Alpha" .
 <http://ex.org/a> <http://ex.org/knows> _:x .

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from conftest import FIXTURES
 from fakes import path, scripted

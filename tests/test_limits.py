@@ -10,7 +10,7 @@ import pytest
 
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.synthetic import EX, hub_ntriples
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model, path
 

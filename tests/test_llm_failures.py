@@ -9,7 +9,7 @@ import pytest
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.prompts import estimate_tokens
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model, path, scripted
 

@@ -14,7 +14,7 @@ import pytest
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.local_model import local_available
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 pytestmark = [
     pytest.mark.slow,

@@ -12,7 +12,7 @@ from readi_graph.demo import demo_kg
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.local import load_ntriples
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from readi_graph.environments.kg.parsing import OutputParseError, parse_answer, parse_kg_paths
+from readi_graph.core.parsing import OutputParseError, parse_answer
+from readi_graph.environments.kg.parsing import parse_kg_paths
 
 TOPICS = ["Joel Zwick"]
 
@@ -77,7 +78,8 @@ def test_answers(text: str, answers: list[str] | None) -> None:
 
 
 def test_schema_constrained_json_replies() -> None:
-    from readi_graph.environments.kg.parsing import parse_list_answer, parse_table_plan
+    from readi_graph.core.parsing import parse_list_answer
+    from readi_graph.environments.table.parsing import parse_table_plan
 
     plan = '{"thought": "films he directed", "path": {"Joel Zwick": ["Joel Zwick -> directed -> language"]}}'
     assert parse_kg_paths(plan, TOPICS) == {"Joel Zwick": [("directed", "language")]}

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.encoder import dense_available
-from readi_graph.environments.kg.retrieval import RelationIndex, local_name, relation_text, tokens
+from readi_graph.environments.kg.retrieval import RelationIndex, relation_text, tokens
 
 FB = "http://rdf.freebase.com/ns/"
 

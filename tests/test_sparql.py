@@ -7,7 +7,8 @@ import pytest
 
 from readi_graph.core.base import Term, UnsafeQueryInput
 from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.local import RDFS_LABEL, OxigraphBackend
+from readi_graph.environments.kg.local import OxigraphBackend
+from readi_graph.environments.kg.vocabulary import RDFS_LABEL
 
 HOSTILE_NAMES = [
     'x" } ; DROP GRAPH <urn:g> ; SELECT * { "',

@@ -16,8 +16,8 @@ from readi_graph.core.context import ReadiContext, current_settings
 from readi_graph.core.progress import reporting
 from readi_graph.core.state import ReadiInput, ReadiOutput, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.graph import build_graph
 from readi_graph.strategies import Strategy, UnknownStrategy
-from readi_graph.strategies.readi.graph import build_graph
 
 
 class ToyState(RunState, total=False):

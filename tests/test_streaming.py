@@ -6,7 +6,7 @@ from typing import Any
 
 from readi_graph.core.progress import EVENT
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import path, routed
 

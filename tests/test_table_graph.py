@@ -9,7 +9,7 @@ import pytest
 from readi_graph.core.context import ReadiContext
 from readi_graph.datasets.wtq import denotation_correct
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import scripted
 

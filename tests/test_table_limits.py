@@ -7,7 +7,7 @@ from pathlib import Path
 
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model
 

@@ -12,7 +12,7 @@ from langgraph.graph import END, START, StateGraph
 
 from readi_graph.demo import demo_kg
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 from readi_graph.tool import as_tool
 
 from fakes import path, routed, scripted

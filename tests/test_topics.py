@@ -97,7 +97,7 @@ def test_resolution_is_the_same_on_an_endpoint(
 def test_an_unknown_topic_entity_spends_no_edit() -> None:
     """An edit can change paths, not the topic entities: nothing to edit, no call spent."""
     from readi_graph.demo import demo_kg
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     from fakes import path, scripted
 
@@ -115,7 +115,7 @@ def test_an_unknown_topic_entity_spends_no_edit() -> None:
 
 def test_an_unknown_topic_entity_beside_a_known_one_still_lets_the_other_be_edited() -> None:
     from readi_graph.demo import demo_kg
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     from fakes import path, scripted
 

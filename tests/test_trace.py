@@ -14,7 +14,7 @@ import pytest
 from readi_graph.cli import main
 from readi_graph.demo import demo_kg
 from readi_graph.environments.table.table import Table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 from readi_graph.trace import render_html, write_trace
 
 from fakes import path, routed, scripted

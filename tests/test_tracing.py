@@ -9,7 +9,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.strategies.readi.graph import build_graph
+from readi_graph.graph import build_graph
 
 from fakes import function_model, path, routed
 

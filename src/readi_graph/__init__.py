@@ -1,8 +1,9 @@
 """readi-graph: Readi reasoning-path editing over knowledge graphs, for LangGraph.
 
-`build_graph(kg, llm)` is the product: a compiled LangGraph graph (generate, bind, connect,
-diagnose, edit, answer). The KG environment underneath (load, resolve, bind, connect, diagnose,
-merge) is public too, for evaluation without an LLM.
+`build_graph(env, llm)` is the product: a compiled LangGraph graph over a `KnowledgeGraph` or a
+`Table` (Readi: generate, bind, connect, diagnose, edit, answer; or `strategy="fidelis"`). The
+environments underneath (load, resolve, bind, connect, diagnose, merge) are public too, for
+evaluation without an LLM. The layout is described in docs/architecture.md.
 """
 
 from readi_graph.core.base import (
@@ -15,11 +16,13 @@ from readi_graph.core.base import (
     Triple,
     UnsafeQueryInput,
 )
-from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import ModelNotConfigured
+from readi_graph.core.context import ReadiContext, RunContext
+from readi_graph.core.diagnosis import CandidateRelation, Diagnosis, Reason
+from readi_graph.core.llm import ModelConflict, ModelNotConfigured
 from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
-from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis, Reason, diagnose
+from readi_graph.environments.kg.diagnosis import diagnose
 from readi_graph.environments.kg.instantiation import Hop, Instance, Merged, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import (
     Edge,
@@ -28,10 +31,13 @@ from readi_graph.environments.kg.knowledge_graph import (
     count_queries,
 )
 from readi_graph.environments.kg.names import Resolution
-from readi_graph.environments.kg.parsing import OutputParseError
 from readi_graph.environments.kg.paths import Binding, Candidate, KGPath
 from readi_graph.environments.kg.retrieval import RelationIndex
-from readi_graph.strategies.readi.graph import build_graph, make_builder
+from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.table.table import Table, TableFormatError
+from readi_graph.graph import build_graph
+from readi_graph.strategies.fidelis.context import FidelisContext
+from readi_graph.strategies.readi.graph import make_builder
 from readi_graph.tool import as_tool
 
 __version__ = "0.1.0"
@@ -44,6 +50,7 @@ __all__ = [
     "Edge",
     "EndpointError",
     "EndpointUnavailable",
+    "FidelisContext",
     "Hop",
     "Instance",
     "KGFormatError",
@@ -51,6 +58,7 @@ __all__ = [
     "KGSettings",
     "KnowledgeGraph",
     "Merged",
+    "ModelConflict",
     "ModelNotConfigured",
     "OutputParseError",
     "QueryRejected",
@@ -61,8 +69,12 @@ __all__ = [
     "ReadiState",
     "Reason",
     "RelationIndex",
+    "RelationSchema",
     "ReplyCache",
     "Resolution",
+    "RunContext",
+    "Table",
+    "TableFormatError",
     "Term",
     "Triple",
     "UnsafeQueryInput",

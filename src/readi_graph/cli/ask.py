@@ -16,7 +16,7 @@ from readi_graph.strategies import UnknownStrategy
 
 def run(args: argparse.Namespace) -> int:
     from readi_graph.core.state import ReadiInput
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     env: KnowledgeGraph | Table = load_table(args.table) if args.table else load_kg(args.kg)
     if not args.table and not args.entity:

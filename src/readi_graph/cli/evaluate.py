@@ -67,7 +67,7 @@ def evaluate_kg_model(
 ) -> int:
     """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
     results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
     context, cache = context_from(args), reply_cache(args)

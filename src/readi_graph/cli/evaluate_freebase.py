@@ -20,13 +20,9 @@ from readi_graph.cli.options import add_kg_source
 from readi_graph.core.base import InputError, Term
 from readi_graph.datasets.freebase import FreebaseQuestion, load_cwq, load_webqsp
 from readi_graph.environments.kg.binding import BindingOptions
-from readi_graph.environments.kg.knowledge_graph import (
-    FREEBASE_NS,
-    KGSettings,
-    KnowledgeGraph,
-    count_queries,
-)
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
 from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores
 

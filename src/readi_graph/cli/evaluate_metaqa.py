@@ -9,6 +9,7 @@ import itertools
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     label = f"metaqa {args.hops}-hop {args.split}"
     if args.planner == "gold":
         return _metaqa_gold(args, questions, label)
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     items = [
         runner.Item(
@@ -130,6 +131,8 @@ def eval_metaqa(args: argparse.Namespace) -> int:
         lambda _: graph,
         kgqa_scores if delegate else answer_among,
         f"{label} planner={args.planner} editor={'model' if delegate else editor}",
+        # the graph holds the offline model (and --model only as its delegate): runs name none
+        context=replace(context_from(args), model=None),
         annotate=annotate,
         notes={"accuracy_is": rule},
     )

@@ -21,7 +21,7 @@ def eval_wtq(args: argparse.Namespace) -> int:
     """Readi over WikiTableQuestions, scored with the official denotation accuracy."""
     from readi_graph.datasets.wtq import denotation_correct, load_questions
     from readi_graph.environments.table.table import Table
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     questions = list(itertools.islice(load_questions(args.data, args.split), args.limit))
     items = [

@@ -8,12 +8,13 @@ crosses the interface is plain JSON, because it lives in the graph's state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from readi_graph.core.context import ReadiContext
+from readi_graph.core.diagnosis import Diagnosis
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.diagnosis import Diagnosis
 
 Record = dict[str, Any]
 
@@ -32,7 +33,8 @@ class Material:
 
 
 class Adapter(Protocol):
-    prompts: tuple[str, str, str]  # generate, edit, answer prompt files
+    # the prompt file of each step that asks the model: {"generate", "edit", "answer"}
+    prompts: Mapping[str, str]
 
     def prepare(self, state: ReadiState) -> Record:
         """Check the input (raise `InputError`); return state updates (e.g. cleaned names)."""
@@ -73,22 +75,6 @@ def no_evidence(state: ReadiState, source: str, default: str) -> str:
     reasons = (state.get("diagnosis") or {}).get("reasons") or []
     why = "; ".join(r["message"] for r in reasons) or default
     return f"The {source} gave no evidence: {why}."
-
-
-def adapter_for(env: object) -> Adapter:
-    """The adapter of a `KnowledgeGraph` or a `Table`."""
-    from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-    from readi_graph.environments.table.table import Table
-
-    if isinstance(env, KnowledgeGraph):
-        from readi_graph.environments.kg.adapter import KGAdapter
-
-        return KGAdapter(env)
-    if isinstance(env, Table):
-        from readi_graph.environments.table.adapter import TableAdapter
-
-        return TableAdapter(env)
-    raise TypeError(f"build_graph needs a KnowledgeGraph or a Table, got {type(env).__name__}")
 
 
 ANSWER_SCHEMA: Record = {

@@ -1,36 +1,37 @@
-"""Run settings: a frozen dataclass of JSON-able values (Studio and servers send it as JSON).
+"""Run settings: frozen dataclasses of JSON-able values (Studio and servers send them as JSON).
 
-Heavy objects (the chat model, the KG) are not here: `build_graph` closes over them. Nodes read
-the context through `settings(runtime)`, which falls back to the defaults when the graph runs
-without a context or inside a parent graph whose context is of another type.
+Heavy objects (the chat model, the KG) are not here: `build_graph` closes over them. Every node
+reads its settings one way, `run_settings(kind)` (Readi's: `current_settings()`), from
+LangGraph's runtime; a run without a context, a dict, or another strategy's context (e.g. a
+parent graph's) gives the defaults, completed with the fields the two have in common.
+
+`RunContext` holds what every strategy reads (the model, the answer policy, budgets);
+`ReadiContext` adds Readi's (and its environment adapters'); FiDeLiS has its own
+(`strategies/fidelis/context.py`).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    return os.environ.get(name, default)
+def default_model_name() -> str:
+    """The model named when no run and no graph names one: `READI_MODEL`, else gpt-4o-mini."""
+    return os.environ.get("READI_MODEL") or "gpt-4o-mini"
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReadiContext:
-    model: str = field(
-        default_factory=lambda: _env("READI_MODEL", "gpt-4o-mini") or "gpt-4o-mini",
-        metadata={"description": "Chat model name, used when no model object is passed."},
-    )
-    temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})
-    max_edits: int = field(default=4, metadata={"description": "Edit calls allowed per question."})
-    editor: Literal["model", "human"] = field(
-        default="model",
+class RunContext:
+    model: str | None = field(
+        default=None,
         metadata={
-            "description": "Who edits a stuck path: the model, or a person (the run pauses with "
-            "interrupt(); resume with Command(resume=<path>); needs a checkpointer)."
+            "description": "Chat model name for this run (None: the graph's model, else "
+            "READI_MODEL, else gpt-4o-mini). A graph built with a model object refuses another."
         },
     )
+    temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})
     answer_from: Literal["evidence", "evidence_and_knowledge"] = field(
         default="evidence",
         metadata={
@@ -38,9 +39,6 @@ class ReadiContext:
             "the model's own knowledge (the paper's prompt; the answer says which is which)."
         },
     )
-    top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
-    halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
-    candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})
     evidence_cap: int = field(
         default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
     )
@@ -51,33 +49,50 @@ class ReadiContext:
         default=6000,
         metadata={"description": "Tokens (~4 chars each) a prompt may take; longer parts are cut."},
     )
-    # FiDeLiS (strategy="fidelis") only:
-    beam_width: int = field(default=4, metadata={"description": "FiDeLiS: paths kept per step."})
-    beam_depth: int = field(default=4, metadata={"description": "FiDeLiS: steps at most."})
-    alpha: float = field(default=0.3, metadata={"description": "FiDeLiS: look-ahead weight."})
-    top_m: int = field(default=10, metadata={"description": "FiDeLiS: candidates per path."})
 
 
-DEFAULT_CONTEXT = ReadiContext()
+@dataclass(frozen=True, kw_only=True)
+class ReadiContext(RunContext):
+    max_edits: int = field(default=4, metadata={"description": "Edit calls allowed per question."})
+    editor: Literal["model", "human"] = field(
+        default="model",
+        metadata={
+            "description": "Who edits a stuck path: the model, or a person (the run pauses with "
+            "interrupt(); resume with Command(resume=<path>); needs a checkpointer)."
+        },
+    )
+    top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
+    halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
+    candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})
 
 
-def current_settings() -> ReadiContext:
-    """`settings` for nodes without a `runtime` parameter, which LangGraph would require even
-    when a node is invoked on its own (`compiled.nodes[name].invoke(state)`)."""
+C = TypeVar("C", bound=RunContext)
+
+
+def run_settings(kind: type[C]) -> C:
+    """The current run's settings as `kind` (the defaults outside a run)."""
     try:
         from langgraph.runtime import get_runtime
 
-        return settings(get_runtime())
-    except (RuntimeError, KeyError):  # outside a run
-        return DEFAULT_CONTEXT
+        context = getattr(get_runtime(), "context", None)
+    except (RuntimeError, KeyError):  # outside a run, e.g. a node invoked on its own
+        context = None
+    return settings_of(context, kind)
 
 
-def settings(runtime: Any) -> ReadiContext:
-    """The run's `ReadiContext`, or the defaults (no context, or a parent graph's context)."""
-    context = getattr(runtime, "context", None)
-    if isinstance(context, ReadiContext):
+def current_settings() -> ReadiContext:
+    """Readi's settings of the current run."""
+    return run_settings(ReadiContext)
+
+
+def settings_of(context: Any, kind: type[C]) -> C:
+    """`context` as `kind`: itself, or built from the fields they share (a dict, or another
+    strategy's context), or the defaults."""
+    if isinstance(context, kind):
         return context
+    if isinstance(context, RunContext):
+        context = {f.name: getattr(context, f.name) for f in fields(context)}
     if isinstance(context, dict):
-        known = {f.name for f in fields(ReadiContext)}
-        return ReadiContext(**{k: v for k, v in context.items() if k in known})
-    return DEFAULT_CONTEXT
+        known = {f.name for f in fields(kind)}
+        return kind(**{k: v for k, v in context.items() if k in known})
+    return kind()

@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from readi_graph.core.base import EndpointUnavailable, ReadiError
-from readi_graph.core.context import ReadiContext
+from readi_graph.core.context import RunContext, default_model_name, run_settings
 from readi_graph.core.llm_cache import ReplyCache, model_key
 
 
@@ -27,7 +27,7 @@ class ModelNotConfigured(ReadiError):
     """No chat model was passed and none is configured in the environment."""
 
 
-def default_model(context: ReadiContext) -> BaseChatModel:
+def default_model(context: RunContext) -> BaseChatModel:
     """The model when none is passed: `model="local"` → the bundled local model; else an
     endpoint/key from the environment; else the local model if its extra is installed."""
     from readi_graph.core.local_model import local_available, local_chat_model
@@ -48,7 +48,7 @@ def default_model(context: ReadiContext) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
-        model=context.model,
+        model=context.model or default_model_name(),
         base_url=base_url,
         api_key=key or "EMPTY",  # type: ignore[arg-type]  # local servers ignore it
         temperature=context.temperature,
@@ -58,13 +58,24 @@ def default_model(context: ReadiContext) -> BaseChatModel:
     )
 
 
+class ModelConflict(ReadiError, ValueError):
+    """The run's context names a model, but the graph was built with a model object."""
+
+
 class ModelRef:
-    """The model a graph uses, resolved once, on first use."""
+    """The model a graph uses: the object given to `build_graph`, or resolved by name per run.
+
+    Built with a model object, every run uses it; a run whose context names another model is
+    refused (`ModelConflict`) rather than silently ignored. Built without one (or with a
+    name), each run uses the model its context names (`RunContext.model`), else the graph's,
+    else `READI_MODEL`; each name is resolved once, on first use, so a graph can be built (and
+    shown in Studio) before a key is configured.
+    """
 
     def __init__(
         self,
         llm: BaseChatModel | str | None,
-        context: ReadiContext,
+        context: RunContext,
         cache: ReplyCache | None = None,
         *,
         labels: dict[str, str] | None = None,
@@ -75,18 +86,29 @@ class ModelRef:
         if isinstance(llm, str):  # a model name, e.g. "local"
             context = replace(context, model=llm)
             llm = None
-        self._llm = llm
+        self._given = llm
         self._context = context
-        self.constrained = False  # the server constrains replies to a JSON schema
+        self._by_name: dict[str, BaseChatModel] = {}
         self.cache = cache
         self._lock = threading.Lock()
 
     def get(self) -> BaseChatModel:
+        """The model of the current run (see the class docstring)."""
+        wanted = run_settings(RunContext).model
+        if self._given is not None:
+            if wanted is not None and wanted not in _names(self._given, self._context):
+                raise ModelConflict(
+                    f"the run's context names model {wanted!r}, but this graph was built with "
+                    f"a {type(self._given).__name__} object: build the graph without a model "
+                    "(llm=None or a name) to choose the model per run, or leave `model` out of "
+                    "the run's context"
+                )
+            return self._given
+        name = wanted or self._context.model or default_model_name()
         with self._lock:
-            if self._llm is None:
-                self._llm = default_model(self._context)
-                self.constrained = is_local(self._llm)
-            return self._llm
+            if name not in self._by_name:
+                self._by_name[name] = default_model(replace(self._context, model=name))
+            return self._by_name[name]
 
     def ask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
         """One call (see `call`), answered from the reply cache when it holds this request."""
@@ -108,7 +130,7 @@ class ModelRef:
         self, prompt: str, schema: dict[str, Any] | None
     ) -> tuple[BaseChatModel, dict[str, Any] | None, str | None]:
         llm = self.get()
-        schema = schema if self.constrained else None
+        schema = schema if is_local(llm) else None  # the local server constrains replies
         key = None if self.cache is None else self.cache.key(model_key(llm), prompt, schema)
         return llm, schema, key
 
@@ -239,3 +261,8 @@ def is_transient(exc: BaseException) -> bool:
         return True
     status: Any = getattr(exc, "status_code", None)
     return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def _names(llm: BaseChatModel, context: RunContext) -> set[str | None]:
+    """The names a model object answers to (a run naming one of them is not a conflict)."""
+    return {context.model, getattr(llm, "model_name", None), getattr(llm, "model", None)}

@@ -21,13 +21,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from readi_graph.core.base import EndpointError
+from readi_graph.core.counting import QueryCount, count_queries
 from readi_graph.core.llm import ModelRef, Reply
-from readi_graph.environments.kg.knowledge_graph import QueryCount, count_queries
-from readi_graph.environments.kg.parsing import OutputParseError
 
 if TYPE_CHECKING:
-    from readi_graph.core.adapter import Adapter
-    from readi_graph.core.state import ReadiState
+    pass
 
 
 class Meter:
@@ -148,22 +146,3 @@ def _advance(move: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:
         return False, move(value)
     except StopIteration as finished:
         return True, finished.value
-
-
-def request_plan(
-    meter: Meter,
-    adapter: Adapter,
-    state: ReadiState,
-    prompt: str,
-    *,
-    editing: bool,
-) -> Generator[Ask, Reply, tuple[dict[str, Any], str | None]]:
-    """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
-    which the diagnosis then reports to the editor instead of failing the run."""
-    reply = meter.llm((yield prompt, adapter.plan_schema(state)))
-    meter.count("plans")
-    try:
-        return adapter.parse_plan(reply.text, state, editing=editing), None
-    except OutputParseError as exc:
-        meter.count("plans_unreadable")
-        return {}, str(exc)

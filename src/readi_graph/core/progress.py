@@ -9,14 +9,11 @@ no need to guess from state values what happened.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
-from langgraph.runtime import Runtime
 
-from readi_graph.core.context import ReadiContext
 from readi_graph.core.nodes import ModelNode
 
 Update = dict[str, Any]
@@ -38,9 +35,8 @@ def reporting(
     name: str, node: Callable[..., Update] | ModelNode, environment: str, describe: Describe
 ) -> Any:
     """`node`, emitting its progress event (the strategy's `describe` of its update) when it
-    returns. A plain function keeps the signature LangGraph reads to inject the runtime; a
-    `ModelNode` becomes one runnable with its sync and async paths (LangGraph picks the one
-    the run needs)."""
+    returns. A plain function stays a function; a `ModelNode` becomes one runnable with its
+    sync and async paths (LangGraph picks the one the run needs)."""
     if isinstance(node, ModelNode):
         sync, asynchronous = node.func, node.afunc
 
@@ -55,14 +51,6 @@ def reporting(
             return update
 
         return RunnableLambda(func, afunc=afunc, name=name)
-    if "runtime" in inspect.signature(node).parameters:
-
-        def with_runtime(state: Any, runtime: Runtime[ReadiContext] | None = None) -> Update:
-            update = node(state, runtime)
-            emit(name, update, environment, describe)
-            return update
-
-        return with_runtime
 
     def plain(state: Any) -> Update:
         update = node(state)

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from readi_graph.core import markers
+
 _SOURCE = Path(__file__).resolve().parents[3] / "prompts"  # a source checkout
 
 
@@ -74,7 +76,7 @@ def instruction(answer_from: str, source: str) -> str:
             "where it does not settle the question, add what you know and say which answers "
             "come from your own knowledge."
         )
-    return f"Answer the question using only {source}."
+    return f"{markers.ANSWER_ONLY_FROM} {source}."
 
 
 def notes_text(notes: list[str]) -> str:

@@ -28,6 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from readi_graph.core import markers
 from readi_graph.datasets.metaqa import TYPE_RELATIONS, MetaQAQuestion, gold_plan
 from readi_graph.environments.kg.local import METAQA_RELATION
 
@@ -92,16 +93,16 @@ class OfflineModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
     ) -> ChatResult:
         prompt = str(messages[-1].content)
-        if "could not be instantiated" in prompt:
+        if markers.KG_EDIT in prompt:
             reply = self._edit(prompt)
-        elif "Answer the question using only" in prompt:
+        elif markers.ANSWER_ONLY_FROM in prompt:
             reply = self._delegated(prompt) if self.delegate is not None else NO_ANSWER
         else:
             reply = self._plan(prompt)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
 
     def _question(self, prompt: str) -> MetaQAQuestion:
-        text = _after(prompt, "Question: ")
+        text = _after(prompt, markers.QUESTION)
         if text not in self.questions:
             raise KeyError(f"offline planner: no gold data for question {text!r}")
         question: MetaQAQuestion = self.questions[text]
@@ -115,7 +116,7 @@ class OfflineModel(BaseChatModel):
     def _edit(self, prompt: str) -> str:
         q = self._question(prompt)
         gold = gold_steps(q)
-        previous = _previous(_after(prompt, "Previous Path: "), q.topic)
+        previous = _previous(_after(prompt, markers.PREVIOUS_PATH), q.topic)
         names = [_name(s) for s in gold]
         wrong = next((i for i, r in enumerate(previous) if i >= len(names) or r != names[i]), None)
         if wrong is None and len(previous) < len(names):
@@ -140,8 +141,8 @@ class OfflineModel(BaseChatModel):
 def _offered(prompt: str, wrong: int | None) -> set[str]:
     """The relations the prompt offers for position `wrong`: that step's "Earlier Relations"
     when the prompt lists them, else the "Candidate Relations" around the stuck node."""
-    stuck = {c.strip() for c in _after(prompt, "Candidate Relations: ").split(",")}
-    earlier = _after(prompt, "Earlier Relations: ")
+    stuck = {c.strip() for c in _after(prompt, markers.CANDIDATE_RELATIONS).split(",")}
+    earlier = _after(prompt, markers.EARLIER_RELATIONS)
     if wrong is None or not earlier or earlier == "(none)":
         return stuck
     for match in re.finditer(r"step (\d+) \(from .*?\): ([^;]*)", earlier):

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.binding import QUESTION_WEIGHT, ranked
 from readi_graph.environments.kg.encoder import phrases
-from readi_graph.environments.kg.retrieval import RelationIndex, id_key, local_name
+from readi_graph.environments.kg.retrieval import RelationIndex, id_key
 from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
 
 KS = (1, 5, 10)

@@ -22,9 +22,9 @@ from typing import Any
 
 from readi_graph.datasets.metaqa import TYPE_RELATIONS, gold_plan, load_questions
 from readi_graph.environments.kg.encoder import dense_available
-from readi_graph.environments.kg.knowledge_graph import FREEBASE_NS
 from readi_graph.environments.kg.local import METAQA_RELATION
 from readi_graph.environments.kg.retrieval import RelationIndex
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
 KS = (1, 5, 10)
 

@@ -26,10 +26,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.names import normalize_name
 from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
 from readi_graph.environments.kg.sparql import literal
 
@@ -115,7 +115,7 @@ def replay(
     """Run each question's published paths through the graph (no edits) and score them."""
     from readi_graph.core.context import ReadiContext
     from readi_graph.core.state import ReadiInput
-    from readi_graph.strategies.readi.graph import build_graph
+    from readi_graph.graph import build_graph
 
     model = ReplayModel(
         paths={q["question"]: q.get("relation_path_candidates") or {} for q in questions}

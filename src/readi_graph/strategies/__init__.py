@@ -110,7 +110,7 @@ register(
         "fidelis",
         builder="readi_graph.strategies.fidelis.graph:make_fidelis_builder",
         state="readi_graph.strategies.fidelis.graph:FidelisState",
-        context="readi_graph.core.context:ReadiContext",
+        context="readi_graph.strategies.fidelis.context:FidelisContext",
         describe="readi_graph.strategies.fidelis.describe:describe",
         environments=("kg",),
         description="FiDeLiS: Path-RAG retrieval and a deductive-verification beam search",

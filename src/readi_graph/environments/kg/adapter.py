@@ -3,47 +3,38 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from readi_graph.core.adapter import Material, Record, no_evidence
 from readi_graph.core.base import InputError, Term, Triple
 from readi_graph.core.context import ReadiContext
+from readi_graph.core.diagnosis import Diagnosis, diagnosis_from, diagnosis_text, earlier_text
+from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.diagnosis import Diagnosis, diagnose
-from readi_graph.environments.kg.instantiation import Hop, Instance, bind, connect, merge
+from readi_graph.core.text import normalize_name
+from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.instantiation import Instance, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.names import normalize_name
-from readi_graph.environments.kg.parsing import parse_answer, parse_kg_paths
+from readi_graph.environments.kg.parsing import parse_kg_paths
 from readi_graph.environments.kg.paths import Binding, KGPath
 from readi_graph.environments.kg.records import (
     candidate_from,
     candidate_record,
-    diagnosis_from,
     instance_from,
     instance_record,
+    step_record,
 )
 from readi_graph.environments.kg.render import (
     by_relevance,
     compound_facts,
-    diagnosis_text,
-    earlier_text,
     labelled_triples,
     path_line,
     triples_text,
 )
-from readi_graph.environments.kg.retrieval import local_name
 from readi_graph.environments.kg.topics import ambiguity_notes
-
-
-def step_record(hop: Hop) -> Record:
-    """One walked step for pictures of a run: the KG relations tried, those that connected
-    (`<-` = walked backwards), and how many nodes were reached."""
-    return {
-        "bound": [local_name(c.relation) for c in hop.candidates][:12],
-        "matched": [("" if f else "<- ") + local_name(r) for r, f in hop.matched][:12],
-        "reached": hop.reached,
-    }
 
 
 def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
@@ -88,7 +79,9 @@ def _evidence(
 
 
 class KGAdapter:
-    prompts = ("kg_generate", "kg_edit", "kg_answer")
+    prompts: Mapping[str, str] = MappingProxyType(
+        {"generate": "kg_generate", "edit": "kg_edit", "answer": "kg_answer"}
+    )
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg

@@ -10,64 +10,12 @@ ordered deterministically (no sampling), so a run can be reproduced and cached.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from readi_graph.core.base import Term
+from readi_graph.core.diagnosis import CandidateRelation, Diagnosis, Reason
 from readi_graph.environments.kg.instantiation import Instance
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.retrieval import local_name
-
-ReasonKind = Literal[
-    "unknown_entity",
-    "unparseable_path",
-    "empty_path",
-    "irrelevant_relation",
-    "compound_end",
-    "missing_header",  # tables: a chosen header is not in the table
-    "too_few_headers",  # tables: fewer than two headers chosen
-]
-
-
-@dataclass(frozen=True)
-class Reason:
-    kind: ReasonKind
-    message: str
-    topic: str | None = None
-    position: int | None = None  # index of the failed NL relation
-    relation: str | None = None  # the failed NL relation
-
-
-@dataclass(frozen=True)
-class CandidateRelation:
-    """A KG relation around a stuck node; `forward` = it leaves the node."""
-
-    relation: str
-    forward: bool
-    label: str = ""  # how the KG names it (`KnowledgeGraph.relation_name`), when known
-
-    @property
-    def name(self) -> str:
-        return self.label or local_name(self.relation)
-
-
-@dataclass
-class Diagnosis:
-    reasons: list[Reason] = field(default_factory=list)
-    halfway: list[str] = field(default_factory=list)  # rendered instances, e.g. `A -> r -> B`
-    candidates: list[CandidateRelation] = field(default_factory=list)
-    # When a path got stuck after step 1, an earlier relation may be the wrong one: the
-    # relations around the nodes each earlier step started from, (step, from, candidates).
-    earlier: list[tuple[int, str, list[CandidateRelation]]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.reasons
-
-
-def unparseable(error: str) -> Diagnosis:
-    """The LLM's path could not be read at all (`error` says what was seen and expected)."""
-    return Diagnosis([Reason("unparseable_path", f"the previous reply could not be read: {error}")])
 
 
 def _render_chain(

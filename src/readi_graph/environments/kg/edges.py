@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,22 +44,3 @@ class Edge:
 class Expansion:
     edges: list[Edge]
     truncated: bool = False  # the row limit was reached: some edges are missing
-
-
-@dataclass
-class QueryCount:
-    n: int = 0
-
-
-_counter: ContextVar[QueryCount | None] = ContextVar("readi_query_counter", default=None)
-
-
-@contextmanager
-def count_queries() -> Iterator[QueryCount]:
-    """Count the queries issued in this context (thread/task), e.g. for one question."""
-    count = QueryCount()
-    token = _counter.set(count)
-    try:
-        yield count
-    finally:
-        _counter.reset(token)

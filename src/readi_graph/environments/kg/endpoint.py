@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from readi_graph.core.base import EndpointUnavailable, QueryRejected, Term
-from readi_graph.environments.kg.local import _PLAIN_TYPES
+from readi_graph.environments.kg.vocabulary import literal_term
 
 _ACCEPT = "application/sparql-results+json"
 # The query form after any PREFIX/BASE declarations: this client reads, never updates.
@@ -48,10 +48,9 @@ def _term(binding: dict[str, Any]) -> Term:
         return Term("iri", value)
     if kind in ("literal", "typed-literal"):
         datatype = binding.get("datatype")
-        return Term(
-            "literal",
+        return literal_term(
             value,
-            None if datatype in _PLAIN_TYPES else datatype,
+            datatype,
             binding.get("xml:lang"),
         )
     if kind == "bnode":

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from readi_graph.core.base import Term
+from readi_graph.core.counting import QueryCount, count_queries
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg import sparql
 from readi_graph.environments.kg.binding import BindingOptions
-from readi_graph.environments.kg.edges import Backend, Edge, Expansion, QueryCount, count_queries
+from readi_graph.environments.kg.edges import Backend, Edge, Expansion
 from readi_graph.environments.kg.local import (
-    SKOLEM_BASE,
     RdflibBackend,
     load_file,
     load_metaqa,
@@ -26,16 +27,16 @@ from readi_graph.environments.kg.local import (
 )
 from readi_graph.environments.kg.names import Names, Resolution
 from readi_graph.environments.kg.reads import KGReads
-from readi_graph.environments.kg.retrieval import RelationIndex, local_name
+from readi_graph.environments.kg.retrieval import RelationIndex
 from readi_graph.environments.kg.schema import RelationSchema
-from readi_graph.environments.kg.settings import (
+from readi_graph.environments.kg.settings import KGSettings, as_settings
+from readi_graph.environments.kg.vocabulary import (
     FOAF_NAME,
     FREEBASE_NS,
     OWL_SAME_AS,
     SCHEMA_NAME,
+    SKOLEM_BASE,
     SKOS_PREF_LABEL,
-    KGSettings,
-    as_settings,
 )
 
 Settings = KGSettings | str | None  # an object, a preset name ("wikidata"), or the default

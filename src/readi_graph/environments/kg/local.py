@@ -17,11 +17,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from readi_graph.core.base import KGFormatError, Term
-
-SKOLEM_BASE = "urn:readi:genid:"
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-_PLAIN_TYPES = {XSD + "string", "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"}
+from readi_graph.environments.kg.vocabulary import RDFS_LABEL, SKOLEM_BASE, XSD, literal_term
 
 _FORMATS = {
     ".nt": ox.RdfFormat.N_TRIPLES,
@@ -39,12 +35,7 @@ def _term(value: Any) -> Term:
         return Term("iri", value.value)
     if isinstance(value, ox.Literal):
         datatype = value.datatype.value
-        return Term(
-            "literal",
-            value.value,
-            None if datatype in _PLAIN_TYPES else datatype,
-            value.language,
-        )
+        return literal_term(value.value, datatype, value.language)
     if isinstance(value, ox.BlankNode):
         return Term("bnode", value.value)
     raise TypeError(f"unsupported RDF term {value!r}")
@@ -218,12 +209,7 @@ class RdflibBackend:
             return Term("iri", str(value))
         if isinstance(value, RLiteral):
             datatype = str(value.datatype) if value.datatype else None
-            return Term(
-                "literal",
-                str(value),
-                None if datatype in _PLAIN_TYPES else datatype,
-                value.language,
-            )
+            return literal_term(str(value), datatype, value.language)
         if isinstance(value, BNode):
             return Term("bnode", str(value))
         raise TypeError(f"unsupported RDF term {value!r}")

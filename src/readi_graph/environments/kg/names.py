@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from readi_graph.core.base import Term, UnsafeQueryInput
+from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg import sparql
 
 if TYPE_CHECKING:
@@ -43,13 +44,6 @@ class Resolution:
     @property
     def found(self) -> bool:
         return bool(self.nodes)
-
-
-def normalize_name(text: str) -> str:
-    """Case-, accent- and whitespace-insensitive form of a name."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.casefold().split())
 
 
 class Names:

@@ -11,75 +11,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from readi_graph.core.base import ReadiError
-from readi_graph.environments.kg.names import normalize_name
+from readi_graph.core.parsing import FENCE, OutputParseError, balanced_object, clean_part, clip
+from readi_graph.core.text import normalize_name
 
 PATH_FORMAT = 'Path: {"Topic Entity": ["Topic Entity -> relation -> relation"]}'
 MAX_ALTERNATIVES = 5
 MAX_RELATIONS = 6  # longer chains are not plans any more
 MAX_RELATION_CHARS = 120
 
-_FENCE = re.compile(r"```[a-zA-Z]*\n?|```")
 _CHAIN = re.compile(r"[^\"\[\]{}\n]*?->[^\"\[\]{}\n]*")
-_BRACES = re.compile(r"\{([^{}]*)\}")
-
-
-class OutputParseError(ReadiError, ValueError):
-    """Model output that does not contain what the prompt asked for."""
-
-
-MAX_REPLY_CHARS = 20_000  # a longer reply is read from its end (where paths and answers are)
-_MAX_OBJECT_STARTS = 64  # `{` positions tried: bounded work on brace-flooded replies
-
-
-def clip(text: str | None) -> str:
-    """The part of a model reply the parsers read: its last MAX_REPLY_CHARS characters."""
-    text = text or ""
-    return text[-MAX_REPLY_CHARS:] if len(text) > MAX_REPLY_CHARS else text
-
-
-def _balanced_object(text: str) -> str | None:
-    """The first `{...}` with balanced braces (quotes respected), or None."""
-    start = text.find("{")
-    for _ in range(_MAX_OBJECT_STARTS):
-        if start == -1:
-            break
-        depth, in_string, escaped = 0, False, False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_string:
-                escaped = ch == "\\" and not escaped
-                if ch == '"' and not escaped:
-                    in_string = False
-                continue
-            if ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    return text[start : i + 1]
-        start = text.find("{", start + 1)
-    return None
-
-
-def _clean(part: str) -> str:
-    return part.strip().strip("\"'`[](),.;:*").strip()
 
 
 def _split_chain(chain: str) -> list[str]:
     parts = chain.replace("→", "->").split("->")
     parts[-1] = re.split(r"[.!?]\s", parts[-1])[0]  # a sentence may go on after the path
-    return [p for p in map(_clean, parts) if p]
+    return [p for p in map(clean_part, parts) if p]
 
 
 def _chains(text: str) -> list[tuple[str | None, str]]:
     """(key, chain) pairs: from a JSON object when there is one, else every `->` chain."""
     found: list[tuple[str | None, str]] = []
-    block = _balanced_object(text)
+    block = balanced_object(text)
     if block is not None:
         try:
             data = json.loads(block)
@@ -146,7 +99,7 @@ def parse_kg_paths(
     """
     if not topics:
         raise OutputParseError("no topic entities to read paths for")
-    body = _FENCE.sub("", clip(text))
+    body = FENCE.sub("", clip(text))
     marker = body.rfind("Path:")
     region = body[marker + len("Path:") :] if marker != -1 else body
     pairs = _chains(region) or (_chains(body) if marker != -1 else [])
@@ -171,109 +124,4 @@ def parse_kg_paths(
     return {t: alternatives or [()] for t, alternatives in plan.items()}
 
 
-def _json_field(text: str, name: str) -> Any:
-    """`name` of a JSON object reply (schema-constrained output), or None."""
-    block = _balanced_object(_FENCE.sub("", clip(text)))
-    try:
-        data = json.loads(block) if block else None
-    except json.JSONDecodeError:
-        return None
-    return data.get(name) if isinstance(data, dict) else None
-
-
-def _answers_field(text: str) -> list[str] | None:
-    value = _json_field(text, "answers")
-    if isinstance(value, list):
-        return list(dict.fromkeys(str(v).strip() for v in value if str(v).strip()))
-    return None
-
-
-def parse_answer(text: str) -> list[str] | None:
-    """Answers from the last `{a | b}` in the text; [] for an explicit `{}`; None if absent.
-    A JSON reply `{"answers": [...]}` (schema-constrained output) is read as such."""
-    structured = _answers_field(text)
-    if structured is not None:
-        return structured
-    groups = _BRACES.findall(_FENCE.sub("", clip(text)))
-    if not groups:
-        return None
-    answers = [_clean(a) for a in re.split(r"\s*\|\s*", groups[-1])]
-    return list(dict.fromkeys(a for a in answers if a))
-
-
 # --- tables -------------------------------------------------------------------------------
-
-TABLE_FORMAT = 'Chosen Headers: ["header", "header"]\nConstraints: {"header": ["value"]}'
-_HEADERS = re.compile(r"chosen\s+headers?\s*:\s*", re.IGNORECASE)
-_CONSTRAINTS = re.compile(r"constrain(?:t)?s?\s*:\s*", re.IGNORECASE)
-_ANSWER = re.compile(r"answer\s*:\s*", re.IGNORECASE)
-
-
-def _json_after(text: str, marker: re.Pattern[str], opener: str) -> Any:
-    """The JSON value (list or object) after the last `marker`, tolerating single quotes and
-    a missing pair of braces; None when there is none."""
-    found = list(marker.finditer(text))
-    if not found:
-        return None
-    rest = text[found[-1].end() :].strip()
-    closer = "]" if opener == "[" else "}"
-    line = rest.splitlines()[0].strip() if rest else ""
-    candidates = [line, rest]
-    if opener == "{" and not line.startswith("{"):
-        candidates.insert(0, "{" + line.rstrip(",") + "}")
-    wanted = list if opener == "[" else dict
-    for candidate in candidates:
-        start = candidate.find(opener)
-        if start == -1:
-            continue
-        chunks = [candidate[start : candidate.rfind(closer) + 1]]
-        if opener == "{":
-            chunks.append(_balanced_object(candidate[start:]) or "")
-        for chunk in chunks:
-            for attempt in (chunk, chunk.replace("'", '"')):
-                try:
-                    value = json.loads(attempt)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(value, wanted):
-                    return value
-    return None
-
-
-def parse_table_plan(text: str) -> dict[str, Any]:
-    """`{"headers": [...], "constraints": {header: [values]}}` from a table path reply."""
-    body = _FENCE.sub("", clip(text))
-    headers = _json_field(body, "headers")
-    if isinstance(headers, list):  # a schema-constrained reply
-        constraints = _json_field(body, "constraints")
-    else:
-        headers = _json_after(body, _HEADERS, "[")
-        constraints = _json_after(body, _CONSTRAINTS, "{")
-    if not isinstance(headers, list) or not all(isinstance(h, str | int | float) for h in headers):
-        snippet = " ".join((text or "").split())[:160]
-        raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
-    clean: dict[str, list[str]] = {}
-    if isinstance(constraints, dict):
-        for header, values in constraints.items():
-            items = values if isinstance(values, list) else [values]
-            kept = [str(v) for v in items if isinstance(v, str | int | float) and str(v).strip()]
-            if kept:
-                clean[str(header)] = kept
-    return {"headers": list(dict.fromkeys(str(h) for h in headers)), "constraints": clean}
-
-
-def parse_list_answer(text: str) -> list[str] | None:
-    """The list after the last `Answer:` (`Answer: ["a", "b"]`), or of a JSON reply's
-    "answers"; None when absent."""
-    structured = _answers_field(text)
-    if structured is not None:
-        return structured
-    body = _FENCE.sub("", clip(text))
-    value = _json_after(body, _ANSWER, "[")
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
-    found = list(_ANSWER.finditer(body))
-    if found:  # `Answer: 2004` without brackets
-        line = body[found[-1].end() :].strip().splitlines()
-        return [line[0].strip().strip(".")] if line and line[0].strip() else None
-    return None

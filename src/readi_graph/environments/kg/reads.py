@@ -13,8 +13,9 @@ import threading
 from collections.abc import Iterable, Sequence
 
 from readi_graph.core.base import Term
+from readi_graph.core.counting import count_query
 from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.edges import Backend, Edge, Expansion, _counter
+from readi_graph.environments.kg.edges import Backend, Edge, Expansion
 from readi_graph.environments.kg.settings import KGSettings
 from readi_graph.environments.kg.sparql import Branch
 
@@ -30,9 +31,7 @@ class KGReads:
     queries_total: int
 
     def _count(self) -> None:
-        counter = _counter.get()
-        if counter is not None:
-            counter.n += 1
+        count_query()
         with self._lock:
             self.queries_total += 1
 

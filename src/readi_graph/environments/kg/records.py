@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from readi_graph.core.base import Term
-from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis, Reason
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.instantiation import Hop, Instance
 from readi_graph.environments.kg.knowledge_graph import Edge
 from readi_graph.environments.kg.names import Resolution
@@ -110,41 +110,11 @@ def instance_from(r: Record) -> Instance:
     )
 
 
-def diagnosis_record(d: Diagnosis) -> Record:
+def step_record(hop: Hop) -> Record:
+    """One walked step for pictures of a run: the KG relations tried, those that connected
+    (`<-` = walked backwards), and how many nodes were reached."""
     return {
-        "reasons": [
-            {
-                "kind": x.kind,
-                "message": x.message,
-                "topic": x.topic,
-                "position": x.position,
-                "relation": x.relation,
-            }
-            for x in d.reasons
-        ],
-        "halfway": list(d.halfway),
-        "candidates": [_relation_record(c) for c in d.candidates],
-        "earlier": [
-            [step, where, [_relation_record(c) for c in found]] for step, where, found in d.earlier
-        ],
+        "bound": [local_name(c.relation) for c in hop.candidates][:12],
+        "matched": [("" if f else "<- ") + local_name(r) for r, f in hop.matched][:12],
+        "reached": hop.reached,
     }
-
-
-def _relation_record(c: CandidateRelation) -> Record:
-    return {"relation": c.relation, "forward": c.forward, "label": c.label}
-
-
-def _relation_from(r: Record) -> CandidateRelation:
-    return CandidateRelation(r["relation"], r["forward"], r.get("label") or "")
-
-
-def diagnosis_from(r: Record) -> Diagnosis:
-    return Diagnosis(
-        [Reason(**x) for x in r["reasons"]],
-        list(r["halfway"]),
-        [_relation_from(c) for c in r["candidates"]],
-        [
-            (int(step), str(where), [_relation_from(c) for c in found])
-            for step, where, found in r.get("earlier") or []
-        ],
-    )

@@ -5,30 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from readi_graph.core.base import Term, Triple
-from readi_graph.environments.kg.diagnosis import CandidateRelation, Diagnosis
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.retrieval import words
 
 
 def path_line(topic: str, relations: Sequence[str]) -> str:
     return " -> ".join((topic, *relations))
-
-
-def diagnosis_text(d: Diagnosis) -> tuple[str, str, str]:
-    """(numbered errors, instantiated paths, candidate relations) for the edit prompt."""
-    errors = "\n".join(f"{i}. {r.message}" for i, r in enumerate(d.reasons, 1))
-    halfway = "\n".join(d.halfway) or "(none: the path did not get past its topic entity)"
-    return errors, halfway, _names(d.candidates) or "(none)"
-
-
-def _names(candidates: Sequence[CandidateRelation]) -> str:
-    return ", ".join(c.name if c.forward else f"<- {c.name}" for c in candidates)
-
-
-def earlier_text(d: Diagnosis) -> str:
-    """The relations at the steps before the one that failed, for the edit prompt."""
-    steps = [f"step {step} (from {where}): {_names(found)}" for step, where, found in d.earlier]
-    return "; ".join(s for s in steps) or "(none)"
 
 
 def labelled_triples(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[list[str]]:

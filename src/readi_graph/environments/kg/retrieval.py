@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import snowballstemmer
 
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.encoder import (
     DenseEncoder,
     dense_available,
@@ -45,15 +46,6 @@ _STOPWORDS = frozenset(
     which who whom what""".split()
 )
 _stemmer = snowballstemmer.stemmer("english")
-
-
-def local_name(relation: str) -> str:
-    """The part of a relation IRI that carries its meaning (after the last `/`, `#` or `:`)."""
-    cut = max(relation.rfind("/"), relation.rfind("#"))
-    tail = relation[cut + 1 :] if cut >= 0 else relation
-    if cut < 0 and ":" in tail:  # urn:...:directed_by
-        tail = tail.rsplit(":", 1)[1]
-    return tail
 
 
 def id_key(text: str) -> str:

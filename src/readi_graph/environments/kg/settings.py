@@ -11,22 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from readi_graph.environments.kg.local import RDFS_LABEL
+from readi_graph.environments.kg.vocabulary import (
+    DBO,
+    DBR,
+    FOAF_NAME,
+    FREEBASE_NS,
+    OWL_SAME_AS,
+    RDFS_COMMENT,
+    RDFS_LABEL,
+    SCHEMA,
+    SCHEMA_NAME,
+    SKOS_ALT_LABEL,
+    SKOS_PREF_LABEL,
+    WD,
+    WD_PROP,
+)
 
-SKOS = "http://www.w3.org/2004/02/skos/core#"
-SKOS_PREF_LABEL = SKOS + "prefLabel"
-SKOS_ALT_LABEL = SKOS + "altLabel"
-SCHEMA = "http://schema.org/"
-SCHEMA_NAME = SCHEMA + "name"
-FOAF_NAME = "http://xmlns.com/foaf/0.1/name"
-RDFS_COMMENT = "http://www.w3.org/2000/01/rdf-schema#comment"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-FREEBASE_NS = "http://rdf.freebase.com/ns/"
-OWL_SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
-WD = "http://www.wikidata.org/entity/"
-WD_PROP = "http://www.wikidata.org/prop/"
-DBR = "http://dbpedia.org/resource/"
-DBO = "http://dbpedia.org/ontology/"
 # Freebase mids/gids (m.0d3k14, g.11b6...), and any dotted id such as those in tests.
 DOTTED_ID = r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$"
 

@@ -9,10 +9,10 @@ has one, else an outgoing edge to a named node that the other homonyms do not sh
 from __future__ import annotations
 
 from readi_graph.core.base import Term
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg import sparql
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.names import Resolution
-from readi_graph.environments.kg.retrieval import local_name
 
 FACTS_PER_NODE = 50  # edges read per homonym to find a distinguishing one
 DESCRIPTION_CHARS = 120

@@ -10,18 +10,19 @@ or fewer than two headers.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from readi_graph.core.adapter import Material, Record, no_evidence
 from readi_graph.core.base import InputError
 from readi_graph.core.context import ReadiContext
+from readi_graph.core.diagnosis import Diagnosis, Reason, diagnosis_from, diagnosis_text
+from readi_graph.core.parsing import parse_list_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.diagnosis import Diagnosis, Reason
-from readi_graph.environments.kg.names import normalize_name
-from readi_graph.environments.kg.parsing import parse_list_answer, parse_table_plan
-from readi_graph.environments.kg.records import diagnosis_from
-from readi_graph.environments.kg.render import diagnosis_text
+from readi_graph.core.text import normalize_name
+from readi_graph.environments.table.parsing import parse_table_plan
 from readi_graph.environments.table.table import Match, Table
 
 ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
@@ -36,7 +37,9 @@ def plan_text(plan: Record) -> str:
 
 
 class TableAdapter:
-    prompts = ("table_generate", "table_edit", "table_answer")
+    prompts: Mapping[str, str] = MappingProxyType(
+        {"generate": "table_generate", "edit": "table_edit", "answer": "table_answer"}
+    )
 
     def __init__(self, table: Table) -> None:
         self.table = table

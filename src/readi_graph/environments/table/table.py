@@ -18,7 +18,7 @@ from typing import Any, Literal
 import duckdb
 
 from readi_graph.core.base import ReadiError
-from readi_graph.environments.kg.names import normalize_name
+from readi_graph.core.text import normalize_name
 
 Match = Literal["exact", "normalized", "fuzzy"]
 FUZZY_THRESHOLD = 0.9  # Jaro-Winkler similarity of normalized texts

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from readi_graph.core.base import Term
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.records import term_from, term_record
-from readi_graph.environments.kg.retrieval import local_name
 from readi_graph.strategies.fidelis.pathrag import Step
 
 Beam = dict[str, Any]

@@ -14,12 +14,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
-from readi_graph.core.context import ReadiContext
+from readi_graph.core.context import RunContext
 from readi_graph.core.llm import ModelRef, is_transient
 from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.core.progress import reporting
 from readi_graph.core.state import ReadiInput, ReadiOutput, Record, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.nodes import (
     make_expand,
     make_plan,
@@ -43,21 +44,21 @@ def make_fidelis_builder(
     kg: KnowledgeGraph,
     llm: BaseChatModel | str | None = None,
     *,
-    context: ReadiContext | None = None,
+    context: RunContext | None = None,
     reply_cache: ReplyCache | None = None,
     llm_retries: int = 3,
     env_retries: int = 2,
-) -> StateGraph[FidelisState, ReadiContext, ReadiInput, ReadiOutput]:
+) -> StateGraph[FidelisState, FidelisContext, ReadiInput, ReadiOutput]:
     """The FiDeLiS search over a KG, not yet compiled."""
     if not isinstance(kg, KnowledgeGraph):
         raise TypeError("FiDeLiS searches knowledge graphs; use strategy='readi' for tables")
     labels = {"strategy": "fidelis", "environment": "kg"}
-    model = ModelRef(llm, context or ReadiContext(), reply_cache, labels=labels)
+    model = ModelRef(llm, context or FidelisContext(), reply_cache, labels=labels)
     llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
     env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
     builder = StateGraph(
         FidelisState,
-        context_schema=ReadiContext,
+        context_schema=FidelisContext,
         input_schema=ReadiInput,
         output_schema=ReadiOutput,
     )
@@ -88,7 +89,7 @@ def build_fidelis_graph(
     cache: Any = None,
     name: str = "fidelis",
     **options: Any,
-) -> CompiledStateGraph[FidelisState, ReadiContext, ReadiInput, ReadiOutput]:
+) -> CompiledStateGraph[FidelisState, FidelisContext, ReadiInput, ReadiOutput]:
     """Compile the FiDeLiS graph (Path-RAG + deductive-verification beam search)."""
     builder = make_fidelis_builder(kg, llm, **options)
     return builder.compile(checkpointer=checkpointer, cache=cache, name=name)

@@ -10,21 +10,20 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from langgraph.runtime import Runtime
-
 from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.answer import failed_answer
 from readi_graph.core.base import InputError
-from readi_graph.core.context import ReadiContext, current_settings, settings
+from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.parsing import OutputParseError, parse_answer
 from readi_graph.core.prompts import instruction, render
+from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.names import normalize_name
-from readi_graph.environments.kg.parsing import OutputParseError, parse_answer
 from readi_graph.strategies.fidelis import beams
+from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
 from readi_graph.strategies.fidelis.pathrag import candidates
-from readi_graph.strategies.readi.nodes.answer import failed_answer
 
 Node = Callable[..., dict[str, Any]]
 State = dict[str, Any]
@@ -77,8 +76,8 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
 
 
 def make_expand(kg: KnowledgeGraph) -> Node:
-    def expand(state: State, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
-        ctx = settings(runtime)
+    def expand(state: State) -> dict[str, Any]:
+        ctx = run_settings(FidelisContext)
         active: list[beams.Beam] = state.get("beams") or []
         if state.get("failure"):
             return {"candidates": []}
@@ -120,7 +119,7 @@ def route_after_expand(state: State) -> Literal["select", "reason"]:
 
 def make_select(model: ModelRef) -> ModelNode:
     def select(state: State) -> Steps:
-        run = current_settings()
+        run = run_settings(FidelisContext)
         width = run.beam_width
         pool: list[beams.Beam] = state.get("candidates") or []
         with Meter("select") as meter:
@@ -165,9 +164,9 @@ def make_verify(model: ModelRef) -> ModelNode:
 
 
 def route_after_verify(
-    state: State, runtime: Runtime[ReadiContext] | None = None
+    state: State,
 ) -> Literal["expand", "reason"]:
-    more = state.get("depth", 0) < settings(runtime).beam_depth
+    more = state.get("depth", 0) < run_settings(FidelisContext).beam_depth
     return "expand" if state.get("beams") and more else "reason"
 
 
@@ -180,7 +179,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
         lines = [f"({'verified' if finished else 'unverified'}) {beams.text(b)}" for b in kept]
         evidence = [t for b in kept for t in beams.triples(b)]
         ends = sorted({b["steps"][-1]["label"] for b in kept})
-        run = current_settings()
+        run = run_settings(FidelisContext)
         with Meter("reason") as meter:
             if not kept:
                 steps = state.get("attempts") or [{}]

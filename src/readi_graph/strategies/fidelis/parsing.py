@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from readi_graph.environments.kg.parsing import _FENCE, OutputParseError, _balanced_object, clip
+from readi_graph.core.parsing import FENCE, OutputParseError, balanced_object, clip
 
 MAX_KEYWORDS = 30
 MAX_TEXT = 300
@@ -27,7 +27,7 @@ def _strings(value: Any, limit: int) -> list[str]:
 
 def parse_plan(text: str) -> dict[str, Any]:
     """{"keywords": [...], "steps": [...], "statement": "..."} from the planning reply."""
-    block = _balanced_object(_FENCE.sub("", clip(text)))
+    block = balanced_object(FENCE.sub("", clip(text)))
     try:
         data = json.loads(block) if block else None
     except json.JSONDecodeError:
@@ -48,7 +48,7 @@ def parse_plan(text: str) -> dict[str, Any]:
 def parse_choice(text: str, n: int, width: int) -> list[int]:
     """0-based indices of the chosen candidates (1-based in the prompt): valid, distinct, at
     most `width`. The last JSON-like list wins; else every number in the reply, in order."""
-    clean = _FENCE.sub("", clip(text))
+    clean = FENCE.sub("", clip(text))
     lists = _LIST.findall(clean)
     source = lists[-1] if lists else clean
     chosen: list[int] = []

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from readi_graph.core.base import Term
+from readi_graph.core.text import local_name
 from readi_graph.environments.kg.encoder import phrase_vector, phrases
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.reads import RelationCount
-from readi_graph.environments.kg.retrieval import local_name, relation_text, words
+from readi_graph.environments.kg.retrieval import relation_text, words
 from readi_graph.environments.kg.sparql import Branch, is_safe_iri
 
 

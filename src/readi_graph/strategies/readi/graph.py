@@ -11,11 +11,9 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
-from readi_graph.core.adapter import adapter_for
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.llm import ModelRef, is_transient
 from readi_graph.core.llm_cache import ReplyCache
@@ -23,6 +21,7 @@ from readi_graph.core.progress import reporting
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.table.table import Table
+from readi_graph.strategies.readi.adapters import adapter_for
 from readi_graph.strategies.readi.nodes.answer import make_answer
 from readi_graph.strategies.readi.nodes.bind import make_bind
 from readi_graph.strategies.readi.nodes.connect import make_connect
@@ -71,42 +70,3 @@ def make_builder(
     builder.add_edge("edit", "bind")
     builder.add_edge("answer", END)
     return builder
-
-
-def build_graph(
-    env: KnowledgeGraph | Table,
-    llm: BaseChatModel | str | None = None,
-    *,
-    checkpointer: Any = None,
-    cache: Any = None,
-    context: ReadiContext | None = None,
-    name: str | None = None,
-    strategy: str = "readi",
-    **options: Any,
-) -> CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput]:
-    """Compile a strategy's graph over a KG or a table. `llm` is any LangChain chat model, a
-    model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
-    else the local model when its extra is installed.
-
-    `strategy` names a registered strategy (`readi_graph.strategies`): "readi" (the default;
-    KGs and tables) or "fidelis" (the FiDeLiS beam search; KGs), with the same input, output
-    and usage. `checkpointer` and `cache` pass through to `compile`; `context` sets the
-    defaults used to build the default model (per-run settings go to
-    `invoke(..., context=ReadiContext(...))`); `reply_cache=ReplyCache(path)` answers
-    repeated prompts from disk (counted as `cached_calls`, not `llm_calls`).
-    """
-    chosen = strategies.get(strategy, environment_kind(env))
-    builder = chosen.make_builder()(env, llm, context=context, **options)
-    compiled: CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput] = builder.compile(
-        checkpointer=checkpointer, cache=cache, name=name or chosen.name
-    )
-    return compiled
-
-
-def environment_kind(env: object) -> str:
-    """ "kg" or "table": what a strategy must be able to search."""
-    if isinstance(env, KnowledgeGraph):
-        return "kg"
-    if isinstance(env, Table):
-        return "table"
-    raise TypeError(f"not an environment: {type(env).__name__} (a KnowledgeGraph or a Table)")

@@ -6,16 +6,14 @@ answer says why. When the model's answer cannot be read, the instances themselve
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
+from readi_graph.core.answer import failed_answer
 from readi_graph.core.context import current_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.prompts import render
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.names import normalize_name
+from readi_graph.core.text import normalize_name
 
 
 def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
@@ -29,7 +27,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                 text, answers = material.no_evidence, []
             else:
                 prompt = render(
-                    adapter.prompts[2],
+                    adapter.prompts["answer"],
                     run.prompt_budget,
                     question=state["question"],
                     **material.prompt_values,
@@ -52,19 +50,3 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
         }
 
     return model_node(model, answer)
-
-
-def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
-    """The environment failed: say so, spend no call, and mark the run as failed."""
-    failure = state.get("failure") or "unknown failure"
-    return {
-        "answer": f"The question could not be answered: the environment failed ({failure}).",
-        "answers": [],
-        "evidence": [],
-        "grounded": False,
-        "path": [],
-        "notes": [],
-        "edits": state.get("edits_used", 0),
-        "error": failure,
-        "usage": {},
-    }

@@ -5,25 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from langgraph.runtime import Runtime
-
 from readi_graph.core.adapter import Adapter
-from readi_graph.core.context import ReadiContext, settings
+from readi_graph.core.context import current_settings
+from readi_graph.core.diagnosis import diagnosis_record, unparseable
 from readi_graph.core.nodes import Meter, guarded
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.diagnosis import unparseable
-from readi_graph.environments.kg.records import diagnosis_record
 
 
 def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
-    def diagnose(state: ReadiState, runtime: Runtime[ReadiContext] | None = None) -> dict[str, Any]:
+    def diagnose(state: ReadiState) -> dict[str, Any]:
         if state.get("failure"):
             return {}
 
         def work() -> dict[str, Any]:
             if state.get("parse_error"):
                 return {"diagnosis": diagnosis_record(unparseable(state["parse_error"] or ""))}
-            return {"diagnosis": diagnosis_record(adapter.diagnose(state, settings(runtime)))}
+            return {"diagnosis": diagnosis_record(adapter.diagnose(state, current_settings()))}
 
         with Meter("diagnose") as meter:
             update = guarded(meter, work)
@@ -33,7 +30,7 @@ def make_diagnose(adapter: Adapter) -> Callable[..., dict[str, Any]]:
 
 
 def route_after_diagnose(
-    state: ReadiState, runtime: Runtime[ReadiContext] | None = None
+    state: ReadiState,
 ) -> Literal["edit", "answer"]:
     """Edit only when necessary: something is wrong and the edit budget is not spent. A failed
     environment goes straight to the answer, which reports it (editing cannot help)."""
@@ -43,6 +40,6 @@ def route_after_diagnose(
     # An edit rewrites paths, never the topic entities: an unknown entity is not worth a call.
     if not any(r.get("kind") != "unknown_entity" for r in diagnosis.get("reasons") or []):
         return "answer"
-    if state.get("edits_used", 0) >= settings(runtime).max_edits:
+    if state.get("edits_used", 0) >= current_settings().max_edits:
         return "answer"
     return "edit"

@@ -18,10 +18,11 @@ from langgraph.types import interrupt
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.context import current_settings
 from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node, request_plan
+from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
+from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.prompts import render
 from readi_graph.core.state import ReadiState
-from readi_graph.environments.kg.parsing import OutputParseError
+from readi_graph.strategies.readi.nodes import request_plan
 
 HUMAN_EDIT = "readi_edit"  # the payload's `kind`, for apps that handle several interrupts
 
@@ -31,7 +32,7 @@ def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
         settings = current_settings()
         with Meter("edit") as meter:
             values = adapter.edit_values(state)
-            prompt = render(adapter.prompts[1], settings.prompt_budget, **values)
+            prompt = render(adapter.prompts["edit"], settings.prompt_budget, **values)
             if settings.editor == "human":
                 plan, error = human_edit(meter, adapter, state, values, prompt)
             else:

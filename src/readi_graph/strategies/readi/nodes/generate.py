@@ -6,9 +6,10 @@ from readi_graph.core.adapter import Adapter
 from readi_graph.core.base import InputError
 from readi_graph.core.context import current_settings
 from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node, request_plan
+from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.prompts import render
 from readi_graph.core.state import ReadiState
+from readi_graph.strategies.readi.nodes import request_plan
 
 __all__ = ["InputError", "make_generate"]
 
@@ -19,7 +20,7 @@ def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
         state = {**state, **updates}  # type: ignore[typeddict-item]
         with Meter("generate") as meter:
             budget = current_settings().prompt_budget
-            prompt = render(adapter.prompts[0], budget, **adapter.generate_values(state))
+            prompt = render(adapter.prompts["generate"], budget, **adapter.generate_values(state))
             plan, error = yield from request_plan(meter, adapter, state, prompt, editing=False)
         return {
             **updates,

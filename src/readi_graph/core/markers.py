@@ -1,0 +1,41 @@
+"""The fixed strings by which a prompt and its sections are recognised.
+
+Prompts are read back by code as well as by models: the offline oracle editor finds an edit
+prompt and its "Candidate Relations" line, scripted test models route on a prompt's first
+words. Those strings are named here and used by the code that writes the prompts, by the code
+that reads them and by the tests; `tests/test_prompts_markers.py` checks that every template
+still contains the markers it is known by, so rewording a prompt fails a test instead of
+silently breaking the oracle.
+"""
+
+from __future__ import annotations
+
+# What each prompt starts with or contains, by prompt file (prompts/<name>.md).
+GENERATE = "You plan how to answer"  # both generate prompts, KG and table
+KG_GENERATE = f"{GENERATE} a question from a knowledge graph"
+TABLE_GENERATE = f"{GENERATE} a question from a table"
+KG_EDIT = "could not be instantiated"
+ANSWER_ONLY_FROM = "Answer the question using only"  # the answer instruction (prompts.instruction)
+FIDELIS_PLAN = "plan for it"
+FIDELIS_SELECT = "You choose how a search"
+FIDELIS_VERIFY = "You check a reasoning path"
+
+# Section labels, each at the start of a line and followed by the section's value.
+QUESTION = "Question: "
+PREVIOUS_PATH = "Previous Path: "
+CANDIDATE_RELATIONS = "Candidate Relations: "
+EARLIER_RELATIONS = "Earlier Relations: "
+
+# Which template holds which markers (checked by the test named above).
+TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
+    "kg_generate": (KG_GENERATE, QUESTION),
+    "kg_edit": (KG_EDIT, QUESTION, PREVIOUS_PATH, CANDIDATE_RELATIONS, EARLIER_RELATIONS),
+    "kg_answer": (QUESTION,),
+    "table_generate": (TABLE_GENERATE, QUESTION),
+    "table_edit": (QUESTION,),
+    "table_answer": (QUESTION,),
+    "fidelis_plan": (FIDELIS_PLAN, QUESTION),
+    "fidelis_select": (FIDELIS_SELECT, QUESTION),
+    "fidelis_verify": (FIDELIS_VERIFY,),
+    "fidelis_reason": (QUESTION,),
+}

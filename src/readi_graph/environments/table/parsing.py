@@ -1,0 +1,38 @@
+"""Reading a table plan (chosen headers and row constraints) from a model reply."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from readi_graph.core.parsing import FENCE, OutputParseError, clip, json_after, json_field
+
+TABLE_FORMAT = 'Chosen Headers: ["header", "header"]\nConstraints: {"header": ["value"]}'
+
+
+_HEADERS = re.compile(r"chosen\s+headers?\s*:\s*", re.IGNORECASE)
+
+
+_CONSTRAINTS = re.compile(r"constrain(?:t)?s?\s*:\s*", re.IGNORECASE)
+
+
+def parse_table_plan(text: str) -> dict[str, Any]:
+    """`{"headers": [...], "constraints": {header: [values]}}` from a table path reply."""
+    body = FENCE.sub("", clip(text))
+    headers = json_field(body, "headers")
+    if isinstance(headers, list):  # a schema-constrained reply
+        constraints = json_field(body, "constraints")
+    else:
+        headers = json_after(body, _HEADERS, "[")
+        constraints = json_after(body, _CONSTRAINTS, "{")
+    if not isinstance(headers, list) or not all(isinstance(h, str | int | float) for h in headers):
+        snippet = " ".join((text or "").split())[:160]
+        raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
+    clean: dict[str, list[str]] = {}
+    if isinstance(constraints, dict):
+        for header, values in constraints.items():
+            items = values if isinstance(values, list) else [values]
+            kept = [str(v) for v in items if isinstance(v, str | int | float) and str(v).strip()]
+            if kept:
+                clean[str(header)] = kept
+    return {"headers": list(dict.fromkeys(str(h) for h in headers)), "constraints": clean}
