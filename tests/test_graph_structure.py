@@ -115,5 +115,7 @@ def test_langgraph_json_graphs_load_with_schemas() -> None:
         assert {"answer", "answers", "evidence", "grounded", "path", "edits", "usage"} <= set(
             graph.get_output_jsonschema()["properties"]
         )
-        assert "max_edits" in graph.get_context_jsonschema()["properties"]
+        settings = graph.get_context_jsonschema()["properties"]  # each strategy's own context
+        assert {"model", "prompt_budget"} <= set(settings)
+        assert ("beam_width" if name == "fidelis" else "max_edits") in settings
     assert dataclasses.is_dataclass(ReadiContext)

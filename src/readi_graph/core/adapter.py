@@ -72,7 +72,8 @@ class Adapter(Protocol):
 
 def no_evidence(state: ReadiState, source: str, default: str) -> str:
     """Why there is nothing to answer from: the diagnosis' reasons, or `default`."""
-    reasons = (state.get("diagnosis") or {}).get("reasons") or []
+    diagnosis = state.get("diagnosis")
+    reasons = diagnosis["reasons"] if diagnosis else []
     why = "; ".join(r["message"] for r in reasons) or default
     return f"The {source} gave no evidence: {why}."
 

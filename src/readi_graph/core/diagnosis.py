@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from typing_extensions import TypedDict
+
 from readi_graph.core.text import local_name
 
 Record = dict[str, Any]
@@ -54,7 +56,30 @@ def unparseable(error: str) -> Diagnosis:
     return Diagnosis([Reason("unparseable_path", f"the previous reply could not be read: {error}")])
 
 
-def diagnosis_record(d: Diagnosis) -> Record:
+class ReasonRecord(TypedDict):
+    kind: str
+    message: str
+    topic: str | None
+    position: int | None
+    relation: str | None
+
+
+class RelationRecord(TypedDict):
+    relation: str
+    forward: bool
+    label: str
+
+
+class DiagnosisRecord(TypedDict):
+    """A `Diagnosis` as it is kept in state (JSON)."""
+
+    reasons: list[ReasonRecord]
+    halfway: list[str]
+    candidates: list[RelationRecord]
+    earlier: list[list[Any]]  # [step, from, [RelationRecord, ...]]
+
+
+def diagnosis_record(d: Diagnosis) -> DiagnosisRecord:
     return {
         "reasons": [
             {
@@ -74,15 +99,15 @@ def diagnosis_record(d: Diagnosis) -> Record:
     }
 
 
-def _relation_record(c: CandidateRelation) -> Record:
+def _relation_record(c: CandidateRelation) -> RelationRecord:
     return {"relation": c.relation, "forward": c.forward, "label": c.label}
 
 
-def _relation_from(r: Record) -> CandidateRelation:
+def _relation_from(r: RelationRecord | Record) -> CandidateRelation:
     return CandidateRelation(r["relation"], r["forward"], r.get("label") or "")
 
 
-def diagnosis_from(r: Record) -> Diagnosis:
+def diagnosis_from(r: DiagnosisRecord | Record) -> Diagnosis:
     return Diagnosis(
         [Reason(**x) for x in r["reasons"]],
         list(r["halfway"]),

@@ -6,7 +6,6 @@ demonstrations need no escaping. Values are substituted once, never re-expanded.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from functools import cache
 from importlib import resources
@@ -59,12 +58,6 @@ def render(name: str, budget: int | None = None, **values: str) -> str:
             shown[key] = values[key][: chars[key]] + " ... (cut to fit the prompt budget)"
         text = template.safe_substitute(shown)
     return text
-
-
-def version(*names: str) -> str:
-    """A short hash of the prompt texts: part of cache keys, so an edited prompt is a miss."""
-    digest = hashlib.sha256("\0".join(load(n) for n in names).encode()).hexdigest()
-    return digest[:12]
 
 
 def instruction(answer_from: str, source: str) -> str:

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 from typing_extensions import NotRequired, TypedDict  # noqa: UP035 - pydantic needs these on 3.11
 
+from readi_graph.core.diagnosis import DiagnosisRecord
+
 Record = dict[str, Any]
 
 
@@ -85,5 +87,5 @@ class ReadiState(RunState, total=False):
     # the best instance per topic entity over the plan and its edits: an edit that gets less
     # far never replaces a better earlier instance (the answer uses these)
     best_instances: list[Record]
-    diagnosis: Record | None
+    diagnosis: DiagnosisRecord | None
     edits_used: int

@@ -21,9 +21,6 @@ class KGPath:
     topic: str
     relations: tuple[str, ...]
 
-    def render(self) -> str:
-        return " -> ".join((self.topic, *self.relations))
-
 
 @dataclass(frozen=True)
 class Candidate:

@@ -36,9 +36,10 @@ def route_after_diagnose(
     environment goes straight to the answer, which reports it (editing cannot help)."""
     if state.get("failure"):
         return "answer"
-    diagnosis = state.get("diagnosis") or {}
+    diagnosis = state.get("diagnosis")
+    reasons = diagnosis["reasons"] if diagnosis else []
     # An edit rewrites paths, never the topic entities: an unknown entity is not worth a call.
-    if not any(r.get("kind") != "unknown_entity" for r in diagnosis.get("reasons") or []):
+    if not any(r["kind"] != "unknown_entity" for r in reasons):
         return "answer"
     if state.get("edits_used", 0) >= current_settings().max_edits:
         return "answer"
