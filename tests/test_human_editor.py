@@ -74,3 +74,20 @@ def test_a_person_edits_a_table_plan(tmp_path: Path) -> None:
     plan = {"headers": ["Year", "League"], "constraints": {"League": ["USL A-League"]}}
     out = graph.invoke(Command(resume=plan), config, context=HUMAN)
     assert out["answers"] == ["2002"] and out["usage"]["human_edits"] == 1
+
+
+def test_a_person_edits_through_ainvoke_too() -> None:
+    """The async path pauses and resumes the same way (the edit body runs in the executor)."""
+    import asyncio
+
+    graph = _graph()
+    config = {"configurable": {"thread_id": "async"}}
+
+    async def run() -> dict[str, object]:
+        paused = await graph.ainvoke(ZWICK, config, context=HUMAN)  # type: ignore[attr-defined]
+        assert paused["__interrupt__"][0].value["kind"] == "readi_edit"
+        fixed = {"Joel Zwick": ["Joel Zwick -> directed -> in_language"]}
+        return await graph.ainvoke(Command(resume=fixed), config, context=HUMAN)  # type: ignore[attr-defined,no-any-return]
+
+    out = asyncio.run(run())
+    assert out["answers"] == ["Greek"] and out["usage"]["human_edits"] == 1  # type: ignore[index]
