@@ -96,6 +96,10 @@ class Triple:
     predicate: str
     object: Term
 
+    def sort_key(self) -> tuple[tuple[str, str, str, str], str, tuple[str, str, str, str]]:
+        """The dataclass order as a plain tuple (see `Term.sort_key`)."""
+        return (self.subject.sort_key(), self.predicate, self.object.sort_key())
+
 
 class ReadiError(Exception):
     """Base class of every error readi-graph raises on purpose."""

@@ -91,7 +91,7 @@ class Instance:
         return list(reversed(layers))
 
     def triples(self, ends: set[Term] | None = None) -> list[Triple]:
-        return sorted({e.triple for layer in self.chains(ends) for e in layer})
+        return sorted({e.triple for layer in self.chains(ends) for e in layer}, key=Triple.sort_key)
 
 
 def _without_return(expansion: Expansion, start: Resolution, kg: KnowledgeGraph) -> Expansion:
@@ -236,8 +236,8 @@ def merge(instances: Sequence[Instance]) -> Merged:
         common &= {t.answer_key() for t in instance.frontier}
     intersected = bool(common) or len(voters) == 1
     ends = {t for i in voters for t in i.frontier if not common or t.answer_key() in common}
-    evidence = sorted({t for i in voters for t in i.triples(ends)})
+    evidence = sorted({t for i in voters for t in i.triples(ends)}, key=Triple.sort_key)
     answers: dict[tuple[str, str], Term] = {}
-    for term in sorted(ends):  # one term per answer, the same one every run
+    for term in sorted(ends, key=Term.sort_key):  # one answer term, the same one every run
         answers.setdefault(term.answer_key(), term)
-    return Merged(tuple(sorted(answers.values())), evidence, intersected)
+    return Merged(tuple(sorted(answers.values(), key=Term.sort_key)), evidence, intersected)

@@ -37,7 +37,7 @@ def compound_facts(
     """The other facts of the compound nodes in `triples` (a marriage's dates, a statement's
     qualifiers): edges to literals or named nodes, at most `per_node` each, not already shown.
     Three queries (relations, edges, labels), whatever the number of compound nodes."""
-    nodes = sorted({t.subject for t in triples} | {t.object for t in triples})
+    nodes = sorted({t.subject for t in triples} | {t.object for t in triples}, key=Term.sort_key)
     labels = kg.labels(nodes)
     compounds = [n for n in nodes if n.kind != "literal" and kg.is_compound(n, labels.get(n))]
     if not compounds:
@@ -55,7 +55,7 @@ def compound_facts(
             for e in edges
             if e.source == node and (e.target.kind == "literal" or named.get(e.target))
         ]
-        facts += sorted(set(own))[:per_node]
+        facts += sorted(set(own), key=Triple.sort_key)[:per_node]
     return facts
 
 
