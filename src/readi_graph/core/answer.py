@@ -1,10 +1,12 @@
-"""The final answer when the environment failed: said plainly, no model call, marked as an
-error (every strategy ends this way when its environment is down)."""
+"""What every strategy's final answer shares: the answer when the environment failed (said
+plainly, no model call, marked as an error) and the grounded check."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
+
+from readi_graph.core.text import normalize_name
 
 
 def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -21,3 +23,9 @@ def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
         "error": failure,
         "usage": {},
     }
+
+
+def grounded(answers: Sequence[str], known: Collection[str]) -> bool:
+    """Every answer names something in the evidence (`known` holds normalised names): the
+    output's `grounded` flag, the same test for every strategy."""
+    return bool(answers) and all(normalize_name(a) in known for a in answers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from readi_graph.core.adapter import Material, Record, no_evidence
 from readi_graph.core.base import InputError, Term, Triple
@@ -173,7 +173,7 @@ class KGAdapter:
                     prefer=others,
                 )  # fmt: skip
                 best[topic] = (again, candidates)
-        return [instance_record(i) for i, _ in best.values()], attempts
+        return [cast(Record, instance_record(i)) for i, _ in best.values()], attempts
 
     def _attempt(self, source: str, instance: Instance) -> Record:
         return {

@@ -1,4 +1,4 @@
-"""JSON records of instances and diagnoses, for LangGraph state.
+"""JSON records of instances (typed: `InstanceRecord`), for LangGraph state.
 
 State must be plain JSON: checkpointers serialize it (and will refuse unregistered classes),
 Studio shows it, and a parent graph may read it. Nodes keep working with the dataclasses and
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from readi_graph.core.base import Term
 from readi_graph.core.text import local_name
 from readi_graph.environments.kg.instantiation import Hop, Instance
@@ -17,6 +19,32 @@ from readi_graph.environments.kg.names import Resolution
 from readi_graph.environments.kg.paths import Candidate, KGPath
 
 Record = dict[str, Any]
+
+
+class PathRecord(TypedDict):
+    topic: str
+    relations: list[str]
+
+
+class HopRecord(TypedDict):
+    relation: str
+    candidates: list[Record]  # candidate_record
+    edges: list[Record]  # source, relation, target (term records), forward
+    reached: int
+    capped: bool
+    truncated: bool
+
+
+class InstanceRecord(TypedDict):
+    """An `Instance` as it is kept in state (JSON): what one topic's path reached."""
+
+    path: PathRecord
+    start: Record  # name, nodes (term records), match
+    hops: list[HopRecord]
+    frontier: list[Record]
+    failed_at: int | None
+    complete: bool
+    depth: int
 
 
 def term_record(t: Term) -> Record:
@@ -40,11 +68,11 @@ def candidate_from(r: Record) -> Candidate:
     return Candidate(r["relation"], r.get("direction", "both"), float(r.get("score", 0.0)))
 
 
-def path_record(p: KGPath) -> Record:
+def path_record(p: KGPath) -> PathRecord:
     return {"topic": p.topic, "relations": list(p.relations)}
 
 
-def path_from(r: Record) -> KGPath:
+def path_from(r: PathRecord | Record) -> KGPath:
     return KGPath(r["topic"], tuple(r["relations"]))
 
 
@@ -61,7 +89,7 @@ def _edge_from(r: Record) -> Edge:
     return Edge(term_from(r["source"]), r["relation"], term_from(r["target"]), r["forward"])
 
 
-def instance_record(i: Instance) -> Record:
+def instance_record(i: Instance) -> InstanceRecord:
     return {
         "path": path_record(i.path),
         "start": {
@@ -87,7 +115,7 @@ def instance_record(i: Instance) -> Record:
     }
 
 
-def instance_from(r: Record) -> Instance:
+def instance_from(r: InstanceRecord | Record) -> Instance:
     start = r["start"]
     return Instance(
         path=path_from(r["path"]),

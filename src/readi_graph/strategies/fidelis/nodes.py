@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from readi_graph.core.adapter import ANSWER_SCHEMA
-from readi_graph.core.answer import failed_answer
+from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
@@ -208,7 +208,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             "answer": text,
             "answers": answers,
             "evidence": evidence,
-            "grounded": bool(answers) and all(normalize_name(a) in known for a in answers),
+            "grounded": grounded(answers, known),
             "path": [beams.text(b) for b in kept],
             "edits": 0,
             "usage": meter.usage,

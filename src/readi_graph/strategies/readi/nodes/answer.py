@@ -7,13 +7,12 @@ answer says why. When the model's answer cannot be read, the instances themselve
 from __future__ import annotations
 
 from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
-from readi_graph.core.answer import failed_answer
+from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.context import current_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.prompts import render
 from readi_graph.core.state import ReadiState
-from readi_graph.core.text import normalize_name
 
 
 def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
@@ -37,12 +36,11 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
                 answers = material.fallback if parsed is None else parsed
-        grounded = bool(answers) and all(normalize_name(a) in material.known for a in answers)
         return {
             "answer": text,
             "answers": answers,
             "evidence": material.evidence,
-            "grounded": grounded,
+            "grounded": grounded(answers, material.known),
             "path": material.path,
             "notes": material.notes,
             "edits": state.get("edits_used", 0),
