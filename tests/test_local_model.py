@@ -58,7 +58,10 @@ def test_the_local_server_dies_with_its_process(signal_name: str) -> None:
     import time
 
     script = (
-        "import sys, time\n"
+        "import signal, sys, time\n"
+        # a shell's background job ignores SIGINT, and children inherit that: undo it, as a
+        # foreground `langgraph dev` would have it
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from readi_graph.core.local_model import local_server\n"
         "print(local_server().process.pid, flush=True)\n"
         "time.sleep(600)\n"
