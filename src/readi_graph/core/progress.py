@@ -9,11 +9,13 @@ no need to guess from state values what happened.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableLambda
+from langgraph.types import RetryPolicy
 
+from readi_graph.core.llm import is_transient
 from readi_graph.core.nodes import ModelNode
 
 Update = dict[str, Any]
@@ -72,3 +74,22 @@ def reporting(
         return update
 
     return plain
+
+
+def add_nodes(
+    builder: Any,
+    nodes: Sequence[tuple[str, Callable[..., Update] | ModelNode, RetryPolicy]],
+    environment: str,
+    describe: Describe,
+) -> None:
+    """Add a strategy's (name, node, retry policy) triples, each reporting its progress."""
+    for name, node, policy in nodes:
+        builder.add_node(name, reporting(name, node, environment, describe), retry_policy=policy)
+
+
+def retry_policies(llm_retries: int, env_retries: int) -> tuple[RetryPolicy, RetryPolicy]:
+    """(model, environment) retry policies: transient failures only, bounded and visible."""
+    return (
+        RetryPolicy(max_attempts=llm_retries, retry_on=is_transient),
+        RetryPolicy(max_attempts=env_retries, retry_on=is_transient),
+    )

@@ -15,9 +15,9 @@ from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
 from readi_graph.core.context import RunContext
-from readi_graph.core.llm import ModelRef, is_transient
+from readi_graph.core.llm import ModelRef
 from readi_graph.core.llm_cache import ReplyCache
-from readi_graph.core.progress import reporting
+from readi_graph.core.progress import add_nodes, retry_policies
 from readi_graph.core.state import ReadiInput, ReadiOutput, Record, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.strategies.fidelis.context import FidelisContext
@@ -54,8 +54,7 @@ def make_fidelis_builder(
         raise TypeError("FiDeLiS searches knowledge graphs; use strategy='readi' for tables")
     labels = {"strategy": "fidelis", "environment": "kg"}
     model = ModelRef(llm, context or FidelisContext(), reply_cache, labels=labels)
-    llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
-    env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
+    llm_policy, env_policy = retry_policies(llm_retries, env_retries)
     builder = StateGraph(
         FidelisState,
         context_schema=FidelisContext,
@@ -69,9 +68,7 @@ def make_fidelis_builder(
         ("verify", make_verify(model), llm_policy),
         ("reason", make_reason(kg, model), llm_policy),
     ]
-    describe = strategies.get("fidelis").describer()  # progress lines, as registered
-    for name, node, policy in nodes:
-        builder.add_node(name, reporting(name, node, "kg", describe), retry_policy=policy)
+    add_nodes(builder, nodes, "kg", strategies.get("fidelis").describer())
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "expand")
     builder.add_conditional_edges("expand", route_after_expand)

@@ -15,9 +15,9 @@ from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import ModelRef, is_transient
+from readi_graph.core.llm import ModelRef
 from readi_graph.core.llm_cache import ReplyCache
-from readi_graph.core.progress import reporting
+from readi_graph.core.progress import add_nodes, retry_policies
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.table.table import Table
@@ -44,8 +44,7 @@ def make_builder(
     environment = "kg" if isinstance(env, KnowledgeGraph) else "table"
     labels = {"strategy": "readi", "environment": environment}
     model = ModelRef(llm, context or ReadiContext(), reply_cache, labels=labels)
-    llm_policy = RetryPolicy(max_attempts=llm_retries, retry_on=is_transient)
-    env_policy = RetryPolicy(max_attempts=env_retries, retry_on=is_transient)
+    llm_policy, env_policy = retry_policies(llm_retries, env_retries)
 
     builder = StateGraph(
         ReadiState, context_schema=ReadiContext, input_schema=ReadiInput, output_schema=ReadiOutput
@@ -58,10 +57,7 @@ def make_builder(
         ("edit", make_edit(adapter, model), llm_policy),
         ("answer", make_answer(adapter, model), llm_policy),
     ]
-    describe = strategies.get("readi").describer()  # progress lines, as registered
-    for name, node, policy in nodes:
-        node = reporting(name, node, environment, describe)
-        builder.add_node(name, node, retry_policy=policy)
+    add_nodes(builder, nodes, environment, strategies.get("readi").describer())
     builder.add_edge(START, "generate")
     builder.add_edge("generate", "bind")
     builder.add_edge("bind", "connect")
