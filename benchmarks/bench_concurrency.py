@@ -1,19 +1,26 @@
 """Many questions at once: questions/s at N = 1, 4, 16, 64 with a model that takes 300 ms.
 
-Run:  python benchmarks/bench_concurrency.py [--latency 0.3] [--endpoint URL --graph G]
-(~2 min). Writes benchmarks/results/concurrency.md. The KG is MetaQA in a throw-away Debian
-Virtuoso on loopback (or the endpoint given); the model is the offline corrupt planner with the
-oracle editor (eval/offline.py), each reply delayed by `--latency` seconds (eval/latency.py),
-standing in for an API. The same questions run, side by side in one run, through the eval
-runner with N worker threads (`readi eval --concurrency N`) and as N asyncio tasks
-(`--concurrency N --async`, `ainvoke`). Reported: questions/s, the speed-up over N = 1, the
-peak number of OS threads of the process (from /proc/self/task, sampled every 5 ms; the
-count before the run in brackets), and whether every question's answers match the N = 1 run.
+Run:  python benchmarks/bench_concurrency.py [--latency 0.3] [--endpoint-latency 0.05]
+      [--endpoint URL --graph G]
+(~5 min). Writes benchmarks/results/concurrency.md (concurrency_remote.md with an endpoint
+latency). The KG is MetaQA in a throw-away Debian Virtuoso on loopback (or the endpoint given);
+`--endpoint-latency` adds that many seconds to every query's round trip, as a distant endpoint
+would. The model is the offline corrupt planner with the oracle editor (eval/offline.py), each
+reply delayed by `--latency` seconds (eval/latency.py), standing in for an API.
+
+The same questions run, side by side in one run, three ways: the eval runner with N worker
+threads (`readi eval --concurrency N`); N asyncio tasks (`--async`, `ainvoke`) with the KG
+steps in asyncio's worker threads (how every environment ran before `core/bridge.py`, and how
+local stores still run); and N asyncio tasks with the endpoint's queries awaited on the event
+loop (the default for an endpoint). Reported: questions/s, the speed-up over N = 1, the peak
+number of OS threads of the process (from /proc/self/task, sampled every 5 ms; the count
+before the run in brackets), and whether every question's answers match the N = 1 run.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import os
 import platform
@@ -22,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from readi_graph.cli.evaluate_metaqa import answer_among
 from readi_graph.core.context import ReadiContext
@@ -38,6 +47,7 @@ from _report import write_report
 HERE = Path(__file__).parent
 DATA = HERE.parent.parent / "shared" / "data" / "metaqa"
 LEVELS = (1, 4, 16, 64)
+LIMITS = httpx.Limits(max_connections=64, max_keepalive_connections=64)
 
 
 def os_threads() -> int:
@@ -61,6 +71,42 @@ class PeakThreads:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._sampler.join()
+
+
+class SlowTransport(httpx.HTTPTransport):
+    """A real HTTP transport whose round trips take `delay` seconds longer (a distant endpoint)."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(limits=LIMITS)
+        self.delay = delay
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        time.sleep(self.delay)
+        return super().handle_request(request)
+
+
+class AsyncSlowTransport(httpx.AsyncHTTPTransport):
+    def __init__(self, delay: float) -> None:
+        super().__init__(limits=LIMITS)
+        self.delay = delay
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(self.delay)
+        return await super().handle_async_request(request)
+
+
+def endpoint_kg(url: str, graph: str | None, delay: float, native: bool) -> KnowledgeGraph:
+    kg = KnowledgeGraph.from_endpoint(
+        url,
+        "metaqa",
+        default_graph=graph,
+        max_connections=LIMITS.max_connections,
+        transport=SlowTransport(delay),
+        async_transport=AsyncSlowTransport(delay),
+    )
+    if not native:  # the KG steps then run in asyncio's worker threads, as before the bridge
+        kg.backend.native_async = False  # type: ignore[attr-defined]
+    return kg
 
 
 def run(graph: Any, items: list[runner.Item], n: int, asynchronous: bool) -> dict[str, Any]:
@@ -91,6 +137,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--hops", type=int, default=2)
     parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--endpoint-latency", type=float, default=0.0)
     parser.add_argument("--per-level", type=int, default=4, help="questions = max(64, N x this)")
     parser.add_argument("--endpoint")
     parser.add_argument("--graph")
@@ -111,38 +158,43 @@ def main() -> None:
         server.load_ntriples(metaqa_ntriples(Path(args.data) / "kb.txt"), args.graph)
         args.endpoint = server.endpoint
     try:
-        kg = KnowledgeGraph.from_endpoint(args.endpoint, "metaqa", default_graph=args.graph)
-        graph = build_graph(kg, model)
+        delay = args.endpoint_latency
+        native = build_graph(endpoint_kg(args.endpoint, args.graph, delay, True), model)
+        threads = build_graph(endpoint_kg(args.endpoint, args.graph, delay, False), model)
+        modes = {"threads": threads, "async, KG in threads": threads, "async, KG awaited": native}
         results: dict[tuple[str, int], dict[str, Any]] = {}
-        for mode in ("threads", "async"):
+        for mode, graph in modes.items():
             for n in LEVELS:
                 chosen = items[: max(64, n * args.per_level)]
-                results[mode, n] = run(graph, chosen, n, mode == "async")
+                results[mode, n] = run(graph, chosen, n, mode.startswith("async"))
                 r = results[mode, n]
                 print(f"{mode} N={n}: {r['qps']:.2f} q/s, {r['threads']} threads", file=sys.stderr)
     finally:
         if server is not None:
             server.stop()
     lines = [
-        "# Many questions at once (MetaQA 2-hop, Virtuoso over HTTP, model replies after "
-        f"{args.latency * 1000:.0f} ms)",
+        "# Many questions at once (MetaQA 2-hop, Virtuoso over HTTP"
+        + (f" + {delay * 1000:.0f} ms per query" if delay else "")
+        + f", model replies after {args.latency * 1000:.0f} ms)",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}. Planner: offline corrupt path + oracle editor.",
         "",
         "| mode | N | questions | questions/s | speed-up vs N=1 | peak OS threads (before) |"
-        " same answers as N=1 | accuracy | errors |",
+        " same answers as threads, N=1 | accuracy | errors |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
+    reference = results["threads", 1]["answers"]
     for (mode, n), r in results.items():
         base = results[mode, 1]
-        same = all(base["answers"][k] == v for k, v in r["answers"].items() if k in base["answers"])
+        same = all(reference[k] == v for k, v in r["answers"].items() if k in reference)
         lines.append(
             f"| {mode} | {n} | {len(r['answers'])} | {r['qps']:.2f} | {r['qps'] / base['qps']:.1f}x"
             f" | {r['threads']} ({r['before']}) | {'yes' if same else 'NO'} | {r['accuracy']} |"
             f" {r['errors']} |"
         )
-    write_report(HERE / "results" / "concurrency.md", [*lines, ""])
+    name = "concurrency_remote.md" if delay else "concurrency.md"
+    write_report(HERE / "results" / name, [*lines, ""])
 
 
 if __name__ == "__main__":

@@ -18,14 +18,12 @@ from collections.abc import Awaitable, Callable, Generator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from readi_graph.core import bridge
 from readi_graph.core.base import EndpointError
 from readi_graph.core.counting import QueryCount, count_queries
 from readi_graph.core.llm import ModelRef, Reply
-
-if TYPE_CHECKING:
-    pass
 
 
 class Meter:
@@ -97,13 +95,14 @@ class ModelNode:
     afunc: Callable[[Any], Awaitable[Update]]
 
 
-def model_node(model: ModelRef, body: Callable[[Any], Steps]) -> ModelNode:
+def model_node(model: ModelRef, body: Callable[[Any], Steps], *, native: bool = False) -> ModelNode:
     """`body` answered by `model.ask` (sync) or `await model.aask` (async). A failed call is
     thrown into the body, so its `with` blocks close where they opened, then raised.
 
-    Async, the body's own work (KG queries, parsing) runs in the default executor, one step
-    at a time in one copied context (its meters and LangGraph's config stay visible from
-    step to step); only the model calls are awaited on the event loop."""
+    Async, the body's own work (KG queries, parsing) runs one step at a time in one copied
+    context (its meters and LangGraph's config stay visible from step to step): in the
+    default executor, or with `native` (an environment whose queries are awaited, see
+    `core/bridge.py`) on the event loop itself; the model calls are awaited either way."""
 
     def func(state: Any) -> Update:
         steps = body(state)
@@ -124,6 +123,8 @@ def model_node(model: ModelRef, body: Callable[[Any], Steps]) -> ModelNode:
         loop = asyncio.get_running_loop()
 
         def step(move: Callable[[Any], Any], value: Any) -> Awaitable[tuple[bool, Any]]:
+            if native:
+                return bridge.run(_advance, move, value, context=context)
             return loop.run_in_executor(None, context.run, _advance, move, value)
 
         done, value = await step(steps.send, None)

@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.runnables import RunnableLambda
 from langgraph.types import RetryPolicy
 
+from readi_graph.core import bridge
 from readi_graph.core.llm import is_transient
 from readi_graph.core.nodes import ModelNode
 
@@ -48,11 +49,18 @@ def dual_runnable(
 
 
 def reporting(
-    name: str, node: Callable[..., Update] | ModelNode, environment: str, describe: Describe
+    name: str,
+    node: Callable[..., Update] | ModelNode,
+    environment: str,
+    describe: Describe,
+    *,
+    native: bool = False,
 ) -> Any:
     """`node`, emitting its progress event (the strategy's `describe` of its update) when it
-    returns. A plain function stays a function; a `ModelNode` becomes one runnable with its
-    sync and async paths (LangGraph picks the one the run needs)."""
+    returns. A `ModelNode` becomes one runnable with its sync and async paths (LangGraph picks
+    the one the run needs). A plain function stays a function (LangGraph runs it in a worker
+    thread under `ainvoke`), unless `native`: its async path then runs it on the event loop
+    through `core/bridge.py`, the environment's queries awaited."""
     if isinstance(node, ModelNode):
         sync, asynchronous = node.func, node.afunc
 
@@ -73,7 +81,13 @@ def reporting(
         emit(name, update, environment, describe)
         return update
 
-    return plain
+    if not native:
+        return plain
+
+    async def bridged(state: Any) -> Update:
+        return await bridge.run(plain, state)
+
+    return dual_runnable(plain, bridged, name)
 
 
 def add_nodes(
@@ -81,10 +95,14 @@ def add_nodes(
     nodes: Sequence[tuple[str, Callable[..., Update] | ModelNode, RetryPolicy]],
     environment: str,
     describe: Describe,
+    *,
+    native: bool = False,
 ) -> None:
-    """Add a strategy's (name, node, retry policy) triples, each reporting its progress."""
+    """Add a strategy's (name, node, retry policy) triples, each reporting its progress.
+    `native`: the environment awaits its own I/O (`reporting`)."""
     for name, node, policy in nodes:
-        builder.add_node(name, reporting(name, node, environment, describe), retry_policy=policy)
+        runnable = reporting(name, node, environment, describe, native=native)
+        builder.add_node(name, runnable, retry_policy=policy)
 
 
 def retry_policies(llm_retries: int, env_retries: int) -> tuple[RetryPolicy, RetryPolicy]:

@@ -85,6 +85,7 @@ class KGAdapter:
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
+        self.native_async = kg.native_async
 
     def prepare(self, state: ReadiState) -> Record:
         question = (state.get("question") or "").strip()

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from readi_graph.core import bridge
+
 
 def dense_available() -> bool:
     """True when the `[embed]` extra (sentence-transformers + bundled MiniLM) is importable."""
@@ -79,7 +81,9 @@ class PhraseCache:
                 self._vectors.move_to_end(t)
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
-            found.update(zip(missing, DenseEncoder.encode(missing), strict=True))
+            # A forward pass is CPU work: off the event loop when bridged (core/bridge.py).
+            encoded = bridge.offload(DenseEncoder.encode, missing)
+            found.update(zip(missing, encoded, strict=True))
             with self._lock:
                 for t in missing:
                     self._vectors[t] = found[t]

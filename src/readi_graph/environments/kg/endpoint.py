@@ -4,18 +4,25 @@ Transient failures (connection errors, timeouts, 5xx, 429, a cut-off response bo
 a bounded number of times with exponential backoff, honouring `Retry-After`; then they raise
 `EndpointUnavailable`. Anything else the endpoint refuses raises `QueryRejected` at once.
 Only SELECT and ASK are sent: this client has no update path.
+
+Both paths share one judgement of each attempt: `select` blocks (the sync client), and inside
+`bridge.run` (a graph under `ainvoke`) the same call is sent by the async client and awaited
+on the event loop, so a question waiting for the endpoint holds no thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import re
 import time
+import weakref
 from typing import Any
 
 import httpx
 
+from readi_graph.core import bridge
 from readi_graph.core.base import EndpointUnavailable, QueryRejected, Term
 from readi_graph.environments.kg.vocabulary import literal_term
 
@@ -64,6 +71,7 @@ class EndpointBackend:
     """Any SPARQL 1.1 endpoint (Virtuoso, QLever, Oxigraph server, Fuseki, Wikidata...)."""
 
     name = "endpoint"
+    native_async = True  # `select` inside `bridge.run` awaits instead of blocking
 
     def __init__(
         self,
@@ -75,60 +83,124 @@ class EndpointBackend:
         max_backoff: float = 30.0,
         default_graph: str | None = None,
         headers: dict[str, str] | None = None,
+        max_connections: int = 8,
         transport: httpx.BaseTransport | None = None,
+        async_transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.url = url
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.default_graph = default_graph
-        self.client = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            headers={"User-Agent": USER_AGENT, "Accept": _ACCEPT, **(headers or {})},
-            limits=httpx.Limits(max_connections=8, max_keepalive_connections=8),
-            transport=transport,
-        )
+        self._client_options: dict[str, Any] = {
+            "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            "headers": {"User-Agent": USER_AGENT, "Accept": _ACCEPT, **(headers or {})},
+            "limits": httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
+        }
+        self.client = httpx.Client(transport=transport, **self._client_options)
+        if async_transport is None and isinstance(transport, httpx.AsyncBaseTransport):
+            async_transport = transport  # e.g. httpx.MockTransport serves both
+        if async_transport is not None:
+            self._client_options["transport"] = async_transport
+        self._async_clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, httpx.AsyncClient
+        ] = weakref.WeakKeyDictionary()
 
     def close(self) -> None:
         self.client.close()
 
-    def _post(self, query: str) -> dict[str, Any]:
+    def _async_client(self) -> httpx.AsyncClient:
+        """The async client of the running event loop (an async connection pool belongs to
+        the loop that opened it; `asyncio.run` twice means two loops)."""
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            client = self._async_clients[loop] = httpx.AsyncClient(**self._client_options)
+        return client
+
+    async def aclose(self) -> None:
+        """Close this event loop's async client (the sync one stays)."""
+        client = self._async_clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+    def _form(self, query: str) -> dict[str, str]:
         if not _READ_ONLY.match(query):
             raise QueryRejected("only SELECT and ASK queries are sent", endpoint=self.url)
         form = {"query": query}
         if self.default_graph:
             form["default-graph-uri"] = self.default_graph
+        return form
+
+    def _outcome(
+        self, response: httpx.Response | None, error: Exception | None, attempt: int
+    ) -> tuple[dict[str, Any] | None, EndpointUnavailable | None, float]:
+        """One attempt judged: (payload, None, 0) on success, else (None, the transient
+        failure, seconds to wait before the next attempt). A refusal raises at once."""
+        delay = min(self.max_backoff, self.backoff * 2**attempt)
+        if isinstance(error, httpx.TimeoutException):
+            return None, EndpointUnavailable(f"timed out: {error}", endpoint=self.url), delay
+        if isinstance(error, httpx.TransportError):
+            failed = EndpointUnavailable(f"connection failed: {error}", endpoint=self.url)
+            return None, failed, delay
+        if error is not None:
+            raise error
+        assert response is not None
+        status = response.status_code
+        if status == 200:
+            try:
+                return dict(response.json()), None, 0.0
+            except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+                unreadable = EndpointUnavailable(
+                    f"unreadable results ({exc})", endpoint=self.url, status=status
+                )
+                return None, unreadable, delay
+        if status == 429 or status >= 500:
+            wait = _retry_after(response.headers.get("Retry-After"))
+            failed = EndpointUnavailable(
+                f"HTTP {status}: {response.text[:200]!r}", endpoint=self.url, status=status
+            )
+            return None, failed, delay if wait is None else min(self.max_backoff, wait)
+        raise QueryRejected(
+            f"HTTP {status}: {response.text[:300]!r}", endpoint=self.url, status=status
+        )
+
+    def _post(self, query: str) -> dict[str, Any]:
+        """The results of `query`; inside `bridge.run`, sent by the async client and awaited
+        by the event loop instead of blocking this thread."""
+        if bridge.active():
+            return bridge.await_(self._apost(query))
+        form = self._form(query)
         last: EndpointUnavailable | None = None
         for attempt in range(self.max_retries + 1):
-            delay = min(self.max_backoff, self.backoff * 2**attempt)
             try:
-                response = self.client.post(self.url, data=form)
-            except httpx.TimeoutException as exc:
-                last = EndpointUnavailable(f"timed out: {exc}", endpoint=self.url)
-            except httpx.TransportError as exc:
-                last = EndpointUnavailable(f"connection failed: {exc}", endpoint=self.url)
-            else:
-                status = response.status_code
-                if status == 200:
-                    try:
-                        return dict(response.json())
-                    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
-                        last = EndpointUnavailable(
-                            f"unreadable results ({exc})", endpoint=self.url, status=status
-                        )
-                elif status == 429 or status >= 500:
-                    wait = _retry_after(response.headers.get("Retry-After"))
-                    if wait is not None:
-                        delay = min(self.max_backoff, wait)
-                    last = EndpointUnavailable(
-                        f"HTTP {status}: {response.text[:200]!r}", endpoint=self.url, status=status
-                    )
-                else:
-                    raise QueryRejected(
-                        f"HTTP {status}: {response.text[:300]!r}", endpoint=self.url, status=status
-                    )
+                response, error = self.client.post(self.url, data=form), None
+            except httpx.HTTPError as exc:
+                response, error = None, exc
+            payload, last, delay = self._outcome(response, error, attempt)
+            if payload is not None:
+                return payload
             if attempt < self.max_retries:
                 time.sleep(delay)
+        assert last is not None
+        raise last
+
+    async def _apost(self, query: str) -> dict[str, Any]:
+        form = self._form(query)
+        client = self._async_client()
+        last: EndpointUnavailable | None = None
+        for attempt in range(self.max_retries + 1):
+            try:
+                response, error = await client.post(self.url, data=form), None
+            except httpx.HTTPError as exc:
+                response, error = None, exc
+            payload, last, delay = self._outcome(response, error, attempt)
+            if payload is not None:
+                return payload
+            if attempt < self.max_retries:
+                await asyncio.sleep(delay)
         assert last is not None
         raise last
 

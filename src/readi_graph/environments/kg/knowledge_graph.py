@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from readi_graph.core import bridge
 from readi_graph.core.base import Term
 from readi_graph.core.counting import QueryCount, count_queries
 from readi_graph.core.text import local_name
@@ -158,15 +159,23 @@ class KnowledgeGraph(KGReads):
             relations = self.relations()
             # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
             labels = self.names.relation_labels(relations)
-            index = RelationIndex(
-                relations,
-                labels,
-                exact_first=self.binding.exact_first,
-            )
+            # Seconds of CPU on a large KG: off the event loop when bridged (core/bridge.py).
+            index = bridge.offload(self._build_index, relations, labels)
             with self._lock:
                 self._index = self._index or index
                 index = self._index
         return index
+
+    def _build_index(self, relations: Sequence[str], labels: dict[str, str]) -> RelationIndex:
+        index = RelationIndex(relations, labels, exact_first=self.binding.exact_first)
+        index.warm()
+        return index
+
+    @property
+    def native_async(self) -> bool:
+        """Whether the backend awaits its queries inside `bridge.run` (a remote endpoint);
+        the graph's async path then runs the KG steps on the event loop, not in threads."""
+        return bool(getattr(self.backend, "native_async", False))
 
     # --- names ---------------------------------------------------------------------------
     def labels(self, terms: Iterable[Term]) -> dict[Term, str | None]:

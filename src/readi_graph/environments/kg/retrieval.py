@@ -154,6 +154,12 @@ class RelationIndex:
                     pass
         return self._vectors
 
+    def warm(self) -> None:
+        """Load (or compute, once per inventory) the relation embeddings now, not in the
+        first question's binding."""
+        if self.dense and self.relations:
+            self._relation_vectors()
+
     def prepare(self, queries: Sequence[str]) -> None:
         """Encode the phrases about to be searched in one batch (a path's relations)."""
         if self.dense and self.relations:

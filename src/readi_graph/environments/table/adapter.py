@@ -40,6 +40,7 @@ class TableAdapter:
     prompts: Mapping[str, str] = MappingProxyType(
         {"generate": "table_generate", "edit": "table_edit", "answer": "table_answer"}
     )
+    native_async = False  # an in-memory DuckDB: its queries are CPU work, run in threads
 
     def __init__(self, table: Table) -> None:
         self.table = table

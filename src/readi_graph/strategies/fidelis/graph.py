@@ -68,7 +68,8 @@ def make_fidelis_builder(
         ("verify", make_verify(model), llm_policy),
         ("reason", make_reason(kg, model), llm_policy),
     ]
-    add_nodes(builder, nodes, "kg", strategies.get("fidelis").describer())
+    describe = strategies.get("fidelis").describer()
+    add_nodes(builder, nodes, "kg", describe, native=kg.native_async)
     builder.add_edge(START, "plan")
     builder.add_edge("plan", "expand")
     builder.add_conditional_edges("expand", route_after_expand)

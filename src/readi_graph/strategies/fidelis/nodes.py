@@ -72,7 +72,7 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             "usage": meter.usage,
         }
 
-    return model_node(model, plan)
+    return model_node(model, plan, native=kg.native_async)
 
 
 def make_expand(kg: KnowledgeGraph) -> Node:
@@ -214,4 +214,4 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             "usage": meter.usage,
         }
 
-    return model_node(model, reason)
+    return model_node(model, reason, native=kg.native_async)

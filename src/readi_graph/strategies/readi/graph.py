@@ -57,7 +57,8 @@ def make_builder(
         ("edit", make_edit(adapter, model), llm_policy),
         ("answer", make_answer(adapter, model), llm_policy),
     ]
-    add_nodes(builder, nodes, environment, strategies.get("readi").describer())
+    describe = strategies.get("readi").describer()
+    add_nodes(builder, nodes, environment, describe, native=adapter.native_async)
     builder.add_edge(START, "generate")
     builder.add_edge("generate", "bind")
     builder.add_edge("bind", "connect")

@@ -47,4 +47,4 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
             "usage": meter.usage,
         }
 
-    return model_node(model, answer)
+    return model_node(model, answer, native=adapter.native_async)

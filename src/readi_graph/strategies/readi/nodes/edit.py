@@ -44,7 +44,7 @@ def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
             "usage": meter.usage,
         }
 
-    return model_node(model, edit)
+    return model_node(model, edit, native=adapter.native_async)
 
 
 def human_edit(

@@ -32,4 +32,4 @@ def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
             "usage": meter.usage,
         }
 
-    return model_node(model, generate)
+    return model_node(model, generate, native=adapter.native_async)
