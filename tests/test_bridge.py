@@ -39,7 +39,7 @@ def test_await_inside_run_is_awaited_by_the_loop_and_outside_is_refused() -> Non
     assert asyncio.run(bridge.run(body, 3)) == [0, 2, 4]
     assert not bridge.active()
     pending = _double(1)
-    with pytest.raises(RuntimeError, match="outside bridge.run"):
+    with pytest.raises(RuntimeError, match=r"outside bridge\.run"):
         bridge.await_(pending)
     pending.close()
 
@@ -204,3 +204,16 @@ def test_async_retries_back_off_then_raise_a_typed_error() -> None:
     assert len(calls) == 3
     with pytest.raises(EndpointUnavailable, match="connection failed"):
         asyncio.run(bridge.run(backend(down).select, "SELECT * {}"))
+
+
+def test_bridged_nodes_stream_their_progress() -> None:
+    """LangGraph's stream writer is found inside the bridge (the caller's context is copied)."""
+    graph = build_graph(FakeEndpoint().kg(), function_model(_reply))
+
+    async def nodes() -> list[str]:
+        seen = []
+        async for chunk in graph.astream(QUESTION, stream_mode="custom"):
+            seen.append(chunk["readi"]["node"])
+        return seen
+
+    assert asyncio.run(nodes()) == ["generate", "bind", "connect", "diagnose", "answer"]
