@@ -92,9 +92,11 @@ class FakeEndpoint:
         self.delay = delay
         self.sync_requests = self.async_requests = self.in_flight = self.peak = 0
         self.threads: set[str] = set()
+        self.queries: list[str] = []
 
     def _answer(self, request: httpx.Request) -> httpx.Response:
         form = dict(httpx.QueryParams(request.content.decode()))
+        self.queries.append(form["query"])
         result = self.store.query(form["query"], use_default_graph_as_union=True)
         if isinstance(result, ox.QueryBoolean):
             return httpx.Response(200, json={"head": {}, "boolean": bool(result)})
@@ -217,3 +219,72 @@ def test_bridged_nodes_stream_their_progress() -> None:
         return seen
 
     assert asyncio.run(nodes()) == ["generate", "bind", "connect", "diagnose", "answer"]
+
+
+def test_once_computes_once_for_callers_arriving_together_and_retries_after_a_failure() -> None:
+    once: bridge.Once[int] = bridge.Once()
+    calls: list[int] = []
+
+    def slow() -> int:
+        calls.append(1)
+        bridge.await_(asyncio.sleep(0.01))  # the other callers arrive meanwhile
+        return 42
+
+    async def together() -> list[int]:
+        return list(await asyncio.gather(*(bridge.run(once.get, slow) for _ in range(8))))
+
+    assert asyncio.run(together()) == [42] * 8 and len(calls) == 1
+    assert once.get(slow) == 42 and len(calls) == 1
+
+    failing: bridge.Once[int] = bridge.Once()
+
+    def broken() -> int:
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        failing.get(broken)
+    assert failing.get(lambda: 7) == 7
+
+
+def test_first_wave_of_questions_lists_and_indexes_the_relations_once() -> None:
+    endpoint = FakeEndpoint(delay=0.01)
+    graph = build_graph(endpoint.kg(), function_model(_reply))
+
+    async def first_wave() -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(graph.ainvoke(QUESTION) for _ in range(8))))
+
+    assert all(r["answers"] == ["Forrest Gump"] for r in asyncio.run(first_wave()))
+    listings = [q for q in endpoint.queries if q.startswith("SELECT DISTINCT ?p WHERE")]
+    assert len(listings) == 1
+
+
+def test_a_sync_only_transport_keeps_every_query_on_it() -> None:
+    """A transport with no async twin (e.g. a proxy or a client certificate) must not be
+    bypassed under ainvoke: the KG then runs its steps in worker threads."""
+    endpoint = FakeEndpoint()
+
+    class SyncOnly(httpx.BaseTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            return endpoint.sync(request)
+
+    backend = EndpointBackend("http://kg.test/sparql", transport=SyncOnly())
+    kg = KnowledgeGraph(backend, "metaqa", scan_labels=False)
+    assert not kg.native_async
+    result = asyncio.run(build_graph(kg, function_model(_reply)).ainvoke(QUESTION))
+    assert result["answers"] == ["Forrest Gump"]
+    assert endpoint.sync_requests > 0 and endpoint.async_requests == 0
+
+
+def test_async_clients_of_ended_loops_are_dropped() -> None:
+    backend = FakeEndpoint().kg().backend
+    assert isinstance(backend, EndpointBackend)
+    for _ in range(3):
+        asyncio.run(bridge.run(backend.select, "SELECT * WHERE { ?s ?p ?o } LIMIT 1"))
+    assert len(backend._async_clients) == 1  # only the last loop's, until the next one
+
+    async def closed_properly() -> None:
+        await bridge.run(backend.select, "SELECT * WHERE { ?s ?p ?o } LIMIT 1")
+        await backend.aclose()
+
+    asyncio.run(closed_properly())
+    assert len(backend._async_clients) == 0

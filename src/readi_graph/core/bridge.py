@@ -17,10 +17,12 @@ in the default executor while the loop serves other questions.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import sys
+import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import greenlet
 
@@ -73,3 +75,38 @@ def offload(fn: Callable[..., T], *args: Any) -> T:
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     return await_(loop.run_in_executor(None, context.run, fn, *args))
+
+
+def wait(future: concurrent.futures.Future[T]) -> T:
+    """The result of `future`: awaited inside `run`, else blocking this thread."""
+    if active() and not future.done():
+        return await_(asyncio.wrap_future(future))
+    return future.result()
+
+
+class Once(Generic[T]):
+    """A value computed once however many callers ask at the same time (threads, or bridged
+    questions on one event loop): the first computes it, the others `wait` for it, and no
+    lock is held while they wait. A failure is raised to everyone waiting; the next caller
+    tries again."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._future: concurrent.futures.Future[T] | None = None
+
+    def get(self, compute: Callable[[], T]) -> T:
+        with self._lock:
+            future, mine = self._future, self._future is None
+            if future is None:
+                future = self._future = concurrent.futures.Future()
+        if not mine:
+            return wait(future)
+        try:
+            value = compute()
+        except BaseException as exc:
+            with self._lock:
+                self._future = None
+            future.set_exception(exc)
+            raise
+        future.set_result(value)
+        return value

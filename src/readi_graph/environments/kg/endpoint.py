@@ -17,7 +17,6 @@ import email.utils
 import json
 import re
 import time
-import weakref
 from typing import Any
 
 import httpx
@@ -104,9 +103,11 @@ class EndpointBackend:
             async_transport = transport  # e.g. httpx.MockTransport serves both
         if async_transport is not None:
             self._client_options["transport"] = async_transport
-        self._async_clients: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, httpx.AsyncClient
-        ] = weakref.WeakKeyDictionary()
+        elif transport is not None:
+            # A sync-only transport (a proxy, a client certificate, a socket path) has no
+            # async twin here: every query goes through it, in worker threads under ainvoke.
+            self.native_async = False
+        self._async_clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     def close(self) -> None:
         self.client.close()
@@ -117,6 +118,10 @@ class EndpointBackend:
         loop = asyncio.get_running_loop()
         client = self._async_clients.get(loop)
         if client is None:
+            # Clients of loops that have ended are dropped (their sockets close when
+            # collected); `aclose` before the loop ends closes them properly.
+            for ended in [other for other in self._async_clients if other.is_closed()]:
+                del self._async_clients[ended]
             client = self._async_clients[loop] = httpx.AsyncClient(**self._client_options)
         return client
 

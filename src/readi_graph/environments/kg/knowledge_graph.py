@@ -83,6 +83,8 @@ class KnowledgeGraph(KGReads):
         self._lock = threading.Lock()
         self.names = Names(self._select, self._ask, self.settings, scan_labels=scan_labels)
         self._index: RelationIndex | None = None
+        self._listing: bridge.Once[tuple[str, ...]] = bridge.Once()
+        self._indexing: bridge.Once[RelationIndex] = bridge.Once()
         self._has_labels: bool | None = None
         self.queries_total = 0
 
@@ -145,26 +147,28 @@ class KnowledgeGraph(KGReads):
     def relations(self) -> tuple[str, ...]:
         """Every walkable relation of the KG (listed once, then cached)."""
         if self._relations is None:
-            rows = self._select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
-            found = sorted({r["p"].value for r in rows if "p" in r})
-            self._relations = tuple(p for p in found if not self.is_hidden(p))
+            self._relations = self._listing.get(self._list_relations)
         return self._relations
+
+    def _list_relations(self) -> tuple[str, ...]:
+        rows = self._select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
+        found = sorted({r["p"].value for r in rows if "p" in r})
+        return tuple(p for p in found if not self.is_hidden(p))
 
     @property
     def relation_index(self) -> RelationIndex:
-        """BM25 (+ dense) index over the relations, built on first use."""
-        with self._lock:
-            index = self._index
-        if index is None:
-            relations = self.relations()
-            # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
-            labels = self.names.relation_labels(relations)
-            # Seconds of CPU on a large KG: off the event loop when bridged (core/bridge.py).
-            index = bridge.offload(self._build_index, relations, labels)
-            with self._lock:
-                self._index = self._index or index
-                index = self._index
-        return index
+        """BM25 (+ dense) index over the relations, built once, on first use (questions
+        arriving meanwhile wait for that build instead of starting their own)."""
+        if self._index is None:
+            self._index = self._indexing.get(self._make_index)
+        return self._index
+
+    def _make_index(self) -> RelationIndex:
+        relations = self.relations()
+        # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
+        labels = self.names.relation_labels(relations)
+        # Seconds of CPU on a large KG: off the event loop when bridged (core/bridge.py).
+        return bridge.offload(self._build_index, relations, labels)
 
     def _build_index(self, relations: Sequence[str], labels: dict[str, str]) -> RelationIndex:
         index = RelationIndex(relations, labels, exact_first=self.binding.exact_first)
@@ -176,6 +180,13 @@ class KnowledgeGraph(KGReads):
         """Whether the backend awaits its queries inside `bridge.run` (a remote endpoint);
         the graph's async path then runs the KG steps on the event loop, not in threads."""
         return bool(getattr(self.backend, "native_async", False))
+
+    async def aclose(self) -> None:
+        """Close the backend's async connections of the running event loop, if it has any
+        (an endpoint; call it before the loop ends, e.g. at the end of `asyncio.run`)."""
+        close = getattr(self.backend, "aclose", None)
+        if close is not None:
+            await close()
 
     # --- names ---------------------------------------------------------------------------
     def labels(self, terms: Iterable[Term]) -> dict[Term, str | None]:

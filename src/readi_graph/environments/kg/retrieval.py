@@ -147,9 +147,12 @@ class RelationIndex:
             else:
                 log.warning("embedding %d relations once (cached in %s)", len(self.documents), path)
                 self._vectors = DenseEncoder.encode(self.documents)
-                try:
+                try:  # written aside, then renamed: another process never reads half a file
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    np.save(path, self._vectors)
+                    partial = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}")
+                    with open(partial, "wb") as out:
+                        np.save(out, self._vectors)
+                    os.replace(partial, path)
                 except OSError:  # a read-only home is not an error
                     pass
         return self._vectors
