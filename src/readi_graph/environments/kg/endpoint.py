@@ -5,9 +5,9 @@ a bounded number of times with exponential backoff, honouring `Retry-After`; the
 `EndpointUnavailable`. Anything else the endpoint refuses raises `QueryRejected` at once.
 Only SELECT and ASK are sent: this client has no update path.
 
-Both paths share one judgement of each attempt: `select` blocks (the sync client), and inside
-`bridge.run` (a graph under `ainvoke`) the same call is sent by the async client and awaited
-on the event loop, so a question waiting for the endpoint holds no thread.
+One retry loop serves both paths: `select` blocks (the sync client), and inside `bridge.run`
+(a graph under `ainvoke`) the same call is sent by the async client and awaited on the event
+loop, so a question waiting for the endpoint holds no thread.
 """
 
 from __future__ import annotations
@@ -173,39 +173,28 @@ class EndpointBackend:
         )
 
     def _post(self, query: str) -> dict[str, Any]:
-        """The results of `query`; inside `bridge.run`, sent by the async client and awaited
-        by the event loop instead of blocking this thread."""
-        if bridge.active():
-            return bridge.await_(self._apost(query))
+        """The results of `query`, with bounded retries. Inside `bridge.run` each attempt is
+        sent by the async client and each pause slept by the event loop (`bridge.await_`),
+        so the same loop serves `invoke` and `ainvoke` without blocking a thread."""
         form = self._form(query)
+        awaited = bridge.active()
         last: EndpointUnavailable | None = None
         for attempt in range(self.max_retries + 1):
             try:
-                response, error = self.client.post(self.url, data=form), None
+                if awaited:
+                    sent = self._async_client().post(self.url, data=form)
+                    response, error = bridge.await_(sent), None
+                else:
+                    response, error = self.client.post(self.url, data=form), None
             except httpx.HTTPError as exc:
                 response, error = None, exc
             payload, last, delay = self._outcome(response, error, attempt)
             if payload is not None:
                 return payload
-            if attempt < self.max_retries:
+            if attempt < self.max_retries and awaited:
+                bridge.await_(asyncio.sleep(delay))
+            elif attempt < self.max_retries:
                 time.sleep(delay)
-        assert last is not None
-        raise last
-
-    async def _apost(self, query: str) -> dict[str, Any]:
-        form = self._form(query)
-        client = self._async_client()
-        last: EndpointUnavailable | None = None
-        for attempt in range(self.max_retries + 1):
-            try:
-                response, error = await client.post(self.url, data=form), None
-            except httpx.HTTPError as exc:
-                response, error = None, exc
-            payload, last, delay = self._outcome(response, error, attempt)
-            if payload is not None:
-                return payload
-            if attempt < self.max_retries:
-                await asyncio.sleep(delay)
         assert last is not None
         raise last
 
