@@ -32,6 +32,9 @@ from readi_graph.core.local_model import load
 _generating = threading.Lock()
 # Compact JSON: no free whitespace between tokens, which a tiny model may repeat forever.
 JSON_OPTIONS: Any = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+# Bounds added where a schema sets none, so a reply always closes within `max_tokens`: a tiny
+# model otherwise fills an unbounded string or list until it runs out ("1998, 1999, ...").
+STRING_CHARS, ARRAY_ITEMS, OBJECT_KEYS = 120, 8, 4
 
 
 class LocalChatModel(BaseChatModel):
@@ -123,7 +126,7 @@ class SchemaConstraint:
         import llguidance
 
         grammar = llguidance.LLMatcher.grammar_from_json_schema(
-            json.dumps(schema), overrides=JSON_OPTIONS
+            json.dumps(bounded(schema)), overrides=JSON_OPTIONS
         )
         self.matcher = llguidance.LLMatcher(grammar_tokenizer, grammar, log_level=0)
         if self.matcher.is_error():
@@ -147,6 +150,26 @@ class SchemaConstraint:
                 allowed = np.pad(allowed, (0, vocab - len(allowed)))
         scores[:, torch.from_numpy(~allowed)] = float("-inf")
         return scores
+
+
+def bounded(schema: Any) -> Any:
+    """`schema` with a length bound on every string, list and open object that has none, and
+    no keys beyond the named ones where the schema names them."""
+    if isinstance(schema, list):
+        return [bounded(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bounded(v) for k, v in schema.items()}
+    kind = out.get("type")
+    if kind == "string" and "enum" not in out and "const" not in out:
+        out.setdefault("maxLength", STRING_CHARS)
+    elif kind == "array":
+        out.setdefault("maxItems", ARRAY_ITEMS)
+    elif kind == "object" and "additionalProperties" not in out and "properties" in out:
+        out["additionalProperties"] = False  # only the named keys (JSON Schema allows more)
+    elif kind == "object" and out.get("additionalProperties") is not False:
+        out.setdefault("maxProperties", OBJECT_KEYS)
+    return out
 
 
 def _schema(response_format: Any) -> dict[str, Any] | None:
