@@ -180,5 +180,6 @@ def test_zero_config_langgraph_dev_answers_with_the_bundled_model(tmp_path: Path
             thread = client.threads.create()["thread_id"]
             out = client.runs.wait(thread, graph_id, input=question, context=context)
             assert isinstance(out, dict) and isinstance(out.get("answer"), str), (graph_id, out)
-            assert out["usage"]["llm_calls"] >= 2, (graph_id, out["usage"])
+            # at least the plan came from the model (no evidence: the answer needs no call)
+            assert out["usage"]["llm_calls"] >= 1, (graph_id, out["usage"])
             assert out["usage"]["completion_tokens"] > 0 and not out.get("error"), graph_id
