@@ -154,8 +154,8 @@ def convert(source: Path, target: Path) -> None:
     # The tensors are plain floats once read; only the marker of their GGUF origin remains,
     # and transformers refuses to save a model that carries it.
     model.hf_quantizer = None
-    model.config.quantization_config = None
-    del model.config.quantization_config
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
