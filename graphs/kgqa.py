@@ -2,7 +2,8 @@
 
 `graph` is compiled without a checkpointer (the server brings its own). The KG loads on its
 first query, not at import, so `langgraph dev` starts fast. The chat model comes from the
-environment (OPENAI_API_KEY, or OPENAI_BASE_URL + READI_MODEL for a local server).
+environment (OPENAI_API_KEY, or OPENAI_BASE_URL + READI_MODEL for a local server), else it
+is the bundled local model (the [local] extra).
 
 Try: {"question": "which films starring Tom Hanks did Robert Zemeckis direct",
       "topic_entities": ["Tom Hanks", "Robert Zemeckis"]}

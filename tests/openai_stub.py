@@ -8,14 +8,17 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 @contextmanager
 def openai_stub(
     replies: dict[str, str] | Callable[[str], str],
+    requests: list[dict[str, Any]] | None = None,
 ) -> Iterator[tuple[str, list[str]]]:
     """Serve /v1/chat/completions; yields (base_url, prompts received). `replies` maps a
-    marker in the prompt to the reply, or computes the reply from the prompt."""
+    marker in the prompt to the reply, or computes the reply from the prompt; `requests`, if
+    given, receives every request body (e.g. to read its `response_format`)."""
     prompts: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -23,6 +26,8 @@ def openai_stub(
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             prompt = body["messages"][-1]["content"]
             prompts.append(prompt)
+            if requests is not None:
+                requests.append(body)
             if callable(replies):
                 reply = replies(prompt)
             else:

@@ -81,7 +81,7 @@ def add_kg_source(p: argparse.ArgumentParser) -> None:
 
 
 def _cache_home() -> Path:
-    from readi_graph.environments.kg.retrieval import cache_dir
+    from readi_graph.core.cachedir import cache_dir
 
     return cache_dir()
 

@@ -2,13 +2,15 @@
 
 `OPENAI_BASE_URL` points `ChatOpenAI` at any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
 `READI_MODEL` names the model; the name `local` (or no configuration at all, when the `[local]`
-extra is installed) starts the bundled SmolLM2 model on loopback. The model is resolved on
-first use, so a graph can be built (and shown in Studio) before a key is configured; the first
-call then fails with one clear error.
+extra is installed) is the bundled SmolLM2 model, in-process (`core/local_model.py`). The model
+is resolved on first use, so a graph can be built (and shown in Studio) before a key is
+configured; the first call then fails with one clear error. Under `ainvoke` nothing here blocks
+the event loop: resolving a model and the reply cache's disk reads run in worker threads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import threading
@@ -30,7 +32,7 @@ class ModelNotConfigured(ReadiError):
 def default_model(context: RunContext) -> BaseChatModel:
     """The model when none is passed: `model="local"` → the bundled local model; else an
     endpoint/key from the environment; else the local model if its extra is installed."""
-    from readi_graph.core.local_model import local_available, local_chat_model
+    from readi_graph.core.local_model import INSTALL, local_available, local_chat_model
 
     if context.model == "local":
         return cast(BaseChatModel, local_chat_model(context.temperature))
@@ -43,7 +45,7 @@ def default_model(context: RunContext) -> BaseChatModel:
             "no chat model: pass llm=<any LangChain chat model> to build_graph, or set "
             "OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server "
             "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>, or install the "
-            "bundled local model: pip install 'readi-graph[local]'"
+            f"bundled local model ([local]): {INSTALL}"
         )
     from langchain_openai import ChatOpenAI
 
@@ -119,18 +121,31 @@ class ModelRef:
         return self._store(key, call(llm, prompt, schema, self.trace_config()))
 
     async def aask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
-        """`ask` through the model's native async path: waiting holds no thread."""
+        """`ask` through the model's native async path: waiting holds no thread. Resolving a
+        model the first time (it may load weights or read files) and the reply cache's disk
+        reads and writes run in worker threads, never on the event loop."""
+        if self._given is None and self._unresolved():
+            await asyncio.to_thread(self.get)
         llm, schema, key = self._request(prompt, schema)
-        hit = self._cached(key)
-        if hit is not None:
-            return hit
-        return self._store(key, await acall(llm, prompt, schema, self.trace_config()))
+        if self.cache is not None and key is not None:
+            hit = await asyncio.to_thread(self._cached, key)
+            if hit is not None:
+                return hit
+        reply = await acall(llm, prompt, schema, self.trace_config())
+        if self.cache is not None and key is not None:
+            await asyncio.to_thread(self._store, key, reply)
+        return reply
+
+    def _unresolved(self) -> bool:
+        name = run_settings(RunContext).model or self._context.model or default_model_name()
+        with self._lock:
+            return name not in self._by_name
 
     def _request(
         self, prompt: str, schema: dict[str, Any] | None
     ) -> tuple[BaseChatModel, dict[str, Any] | None, str | None]:
         llm = self.get()
-        schema = schema if is_local(llm) else None  # the local server constrains replies
+        schema = schema if constrains(llm) else None  # the local model constrains replies
         key = None if self.cache is None else self.cache.key(model_key(llm), prompt, schema)
         return llm, schema, key
 
@@ -180,8 +195,9 @@ def call(
 ) -> Reply:
     """One model call with one user message; token counts as reported, else estimated.
 
-    With `schema`, the server is asked to constrain the reply to that JSON schema (llama.cpp
-    turns it into a grammar); the parsers read such JSON replies as well as free text.
+    With `schema`, the model is asked to constrain the reply to that JSON schema (the local
+    model decodes under it; llama.cpp's server turns it into a grammar); the parsers read such
+    JSON replies as well as free text.
     """
     try:
         message = _runnable(llm, schema).invoke([HumanMessage(prompt)], config)
@@ -238,8 +254,11 @@ def _reply(message: Any, prompt: str) -> Reply:
     )
 
 
-def is_local(llm: BaseChatModel) -> bool:
-    """The bundled local model (llama.cpp's server honours JSON-schema response formats)."""
+def constrains(llm: BaseChatModel) -> bool:
+    """Whether replies can be constrained to a JSON schema: the bundled local model, in-process
+    (`LocalChatModel`) or behind llama.cpp's server on loopback (the opt-in runtime)."""
+    if getattr(llm, "_llm_type", None) == "readi-local-transformers":
+        return True
     return getattr(llm, "model_name", None) == "local" and "127.0.0.1" in str(
         getattr(llm, "openai_api_base", "")
     )

@@ -17,12 +17,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import snowballstemmer
 
+from readi_graph.core.cachedir import cache_dir
 from readi_graph.core.text import local_name
 from readi_graph.environments.kg.encoder import (
     DenseEncoder,
@@ -74,13 +74,6 @@ def relation_text(relation: str, label: str | None = None) -> str:
     """The document a relation is indexed under."""
     text = " ".join(words(local_name(relation)))
     return f"{text} {label}" if label else text
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("READI_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "readi-graph"
-    )
-    return Path(base)
 
 
 class RelationIndex:
