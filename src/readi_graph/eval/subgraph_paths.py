@@ -106,13 +106,20 @@ class SubgraphFacts:
 
 
 def subgraph_facts(
-    triples: Sequence[Triple], topics: Sequence[str], answers: Sequence[str], malformed: int = 0
+    triples: Sequence[Triple],
+    topics: Sequence[str],
+    answers: Sequence[str],
+    malformed: int = 0,
+    walkable: Sequence[Triple] | None = None,
 ) -> SubgraphFacts:
+    """Whether an answer is a node of the subgraph (any triple), and how far it is from a
+    topic over the `walkable` triples (default all; bookkeeping relations such as
+    `common.topic.notable_types` are never walked)."""
     ends = answer_nodes(triples, answers)
     hops: int | None = None
     if ends & set(topics):
         hops = 0
     elif ends:
-        paths = ground_paths(triples, topics, ends, limit=1)
+        paths = ground_paths(triples if walkable is None else walkable, topics, ends, limit=1)
         hops = len(paths[0]) if paths else None
     return SubgraphFacts(len(triples), malformed, bool(ends), hops)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from readi_graph.datasets.subgraphs import SubgraphQuestion, SubgraphSet
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, Settings
-from readi_graph.environments.kg.name_triples import name_triples_kg
+from readi_graph.environments.kg.name_triples import name_triples_kg, walkable
 from readi_graph.environments.kg.schema import RelationSchema
 from readi_graph.eval.runner import Item, Record
 from readi_graph.eval.subgraph_paths import SubgraphFacts, subgraph_facts
@@ -57,16 +57,19 @@ class PerQuestionKGs:
     def kg(self, question_id: str) -> KnowledgeGraph:
         question = self.by_id[question_id]
         triples, malformed = self.subgraphs.triples(question)
-        facts = subgraph_facts(triples, question.topics, question.answers, malformed)
-        with self._lock:
-            self._facts[question_id] = facts
-        return name_triples_kg(
+        kg = name_triples_kg(
             triples,
             self.settings,
             schema=self.schema,
             binding=self.binding,
             name=f"subgraph {question_id}",
         )
+        facts = subgraph_facts(
+            triples, question.topics, question.answers, malformed, walkable(kg, triples)
+        )
+        with self._lock:
+            self._facts[question_id] = facts
+        return kg
 
     def kg_for(self, item: Item) -> KnowledgeGraph:
         return self.kg(item.id)

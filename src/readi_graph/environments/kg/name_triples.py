@@ -73,6 +73,11 @@ def name_quads(triples: Iterable[Triple]) -> list[ox.Quad]:
     return quads
 
 
+def walkable(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[Triple]:
+    """The triples whose relation the KG walks (bookkeeping relations are hidden)."""
+    return [t for t in triples if not kg.is_hidden(relation_iri(t[1]))]
+
+
 POOLED_VECTORS = PhraseCache(size=POOL_SIZE)
 
 
