@@ -24,13 +24,14 @@ import numpy as np
 from readi_graph.environments.kg.dump_lines import (
     KEY_BYTES,
     Lines,
-    key_of,
+    keys_of,
     literal_language_ok,
     member,
     select,
     span_keys,
     split_lines,
     tail_keys,
+    tails_of,
 )
 from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
@@ -62,9 +63,9 @@ class DumpFilter:
         self.texts = frozenset(texts)
         self.wanted = frozenset(relations) | self.texts
         self.language = language
-        self._keys = np.unique(np.array([key_of(p) for p in self.wanted], dtype=np.uint64))
-        self._tails = np.unique(np.array([tail_of(p) for p in self.wanted], dtype=np.uint64))
-        self._text_keys = np.unique(np.array([key_of(p) for p in self.texts], dtype=np.uint64))
+        self._keys = keys_of(self.wanted)
+        self._tails = tails_of(self.wanted)
+        self.text_keys = keys_of(self.texts)
 
     @classmethod
     def from_inventory(
@@ -100,7 +101,7 @@ class DumpFilter:
             at = maybe[i]
             wanted[i] = data[tab1[at] + 1 : tab2[at]].tobytes() in self.wanted
         found: np.ndarray = maybe[wanted]
-        return found, member(keys[wanted], self._text_keys)
+        return found, member(keys[wanted], self.text_keys)
 
     def chunk(self, chunk: bytes) -> tuple[bytes, Counts]:
         """The kept lines of a chunk of whole lines, and what happened to each line."""
@@ -137,12 +138,6 @@ class DumpFilter:
             counts.kept += 1
             counts.kept_text += parts[1] in self.texts
         return b"".join(out), counts
-
-
-def tail_of(term: bytes) -> int:
-    """`tail_keys` of one term."""
-    data = np.frombuffer(b"\n" * 8 + term, dtype=np.uint8)
-    return int(tail_keys(data, np.array([len(data)]), np.array([len(term)]))[0])
 
 
 def _term(relation: str) -> bytes:

@@ -19,7 +19,7 @@ import numpy as np
 from readi_graph.environments.kg.dump_filter import DumpFilter
 from readi_graph.environments.kg.dump_lines import (
     Lines,
-    key_of,
+    keys_of,
     member,
     select,
     span_keys,
@@ -80,8 +80,8 @@ def neighbourhood(
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Write the `hops`-hop neighbourhood of `seeds` found in `files` (filtered output)."""
-    texts = np.unique(np.array([key_of(t) for t in dump_filter.texts], dtype=np.uint64))
-    layers = [np.unique(np.array([key_of(s) for s in seeds], dtype=np.uint64))]
+    texts = dump_filter.text_keys
+    layers = [keys_of(seeds)]
     visited = layers[0]
     found = np.zeros(len(layers[0]), dtype=bool)
     per_hop = []

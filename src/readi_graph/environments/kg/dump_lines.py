@@ -15,6 +15,7 @@ or truncated file) is handled line by line by the caller's slow path.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,23 +45,27 @@ class Lines:
 
 
 def split_lines(chunk: bytes) -> Lines | None:
-    """The lines of a chunk of whole lines, or None when one is not `s\\tp\\to\\t.`."""
+    """The lines of a chunk of whole lines, or None when one is not `s\tp\to\t.`."""
     data = np.frombuffer(chunk, dtype=np.uint8)
     tabs = np.flatnonzero(data == 9)
-    n = int(np.count_nonzero(data == 10))  # numpy's count: bytes.count is 10x slower here
-    if len(tabs) != 3 * n or not n:
+    newlines = np.flatnonzero(data == 10)
+    n = len(newlines)
+    if not n or len(tabs) != 3 * n or newlines[-1] != len(chunk) - 1:
         return None
     tab1, tab2, tab3 = tabs[0::3], tabs[1::3], tabs[2::3]
-    ends = tab3 + 3
-    if ends[-1] != len(chunk) or not (
-        np.all(data[tab3 + 1] == 46) and np.all(data[tab3 + 2] == 10)  # ".\n" after tab3
+    gaps = np.diff(tabs)  # within a line: predicate and object lengths + 1
+    if (
+        not np.array_equal(newlines, tab3 + 2)  # each line ends with `\t.\n`
+        or not np.all(data[tab3 + 1] == 46)
+        or tab1[0] == 0  # an empty first subject
+        or (len(gaps) and gaps.min() < 2)  # an empty predicate or object
+        or (n > 1 and gaps[2::3].min() < 4)  # an empty subject: `\t.\n` then a tab
     ):
         return None
+    ends = newlines + 1
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1]
-    if np.any(tab1 <= starts) or np.any(tab2 <= tab1 + 1) or np.any(tab3 <= tab2 + 1):
-        return None  # an empty term: not a triple
     return Lines(data, starts, ends, tab1, tab2, tab3)
 
 
@@ -122,10 +127,29 @@ def tail_keys(data: np.ndarray, end: np.ndarray, length: np.ndarray) -> np.ndarr
     return mixed
 
 
-def key_of(term: bytes) -> int:
-    """`span_keys` of one term, for building the set of wanted keys."""
-    data = np.frombuffer(b"\n" + term, dtype=np.uint8)
-    return int(span_keys(data, np.array([1]), np.array([len(data)]))[0])
+def _joined(terms: Iterable[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The terms one after another (8 bytes apart), with their starts and ends."""
+    pieces = [b"\n" * 8]
+    first, end, at = [], [], 8
+    for term in terms:
+        pieces += [term, b"\n" * 8]
+        first.append(at)
+        end.append(at + len(term))
+        at += len(term) + 8
+    data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    return data, np.array(first, dtype=np.int64), np.array(end, dtype=np.int64)
+
+
+def keys_of(terms: Iterable[bytes]) -> np.ndarray:
+    """The sorted distinct `span_keys` of these terms (the set a filter looks keys up in)."""
+    data, first, end = _joined(terms)
+    return np.unique(span_keys(data, first, end)) if len(first) else np.zeros(0, np.uint64)
+
+
+def tails_of(terms: Iterable[bytes]) -> np.ndarray:
+    """The sorted distinct `tail_keys` of these terms."""
+    data, first, end = _joined(terms)
+    return np.unique(tail_keys(data, end, end - first)) if len(first) else np.zeros(0, np.uint64)
 
 
 def member(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
