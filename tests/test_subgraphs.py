@@ -215,3 +215,19 @@ def test_subgraph_kgs_share_relation_vectors_and_write_no_cache_file(
     assert a.dense_scores("spouse")[a.position[spouse]] > 0.4  # a real MiniLM similarity
     assert not (tmp_path / "embeddings").exists()  # no file per subgraph
     assert len(POOLED_VECTORS._vectors) == 2  # each relation text encoded once
+
+
+def test_eval_webqsp_on_subgraphs_async(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from openai_stub import openai_stub
+
+    with openai_stub(_stub) as (base_url, _):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        args = ["eval", "webqsp", "--subgraphs", str(JSONL), "--model", "stub", "--no-cache",
+                "--async", "--concurrency", "3", "--limit", "4"]  # fmt: skip
+        assert main(args) == 0
+    summary = _lines(capsys)[-1]
+    assert summary["run"] == "webqsp test subgraphs readi"
+    assert summary["n"] == 4 and summary["errors"] == 0 and summary["hit1"] == 0.75
+    assert summary["answer_in_subgraph"] == 0.75 and summary["answer_reachable"] == 0.75
