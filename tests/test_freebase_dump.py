@@ -20,6 +20,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
 from conftest import FIXTURES
 from fakes import function_model
+from servers import Virtuoso
 
 DUMP = FIXTURES / "freebase_dump"
 NS = "http://rdf.freebase.com/ns/"
@@ -150,3 +151,30 @@ def test_the_generator_s_dump_filters_back_to_its_graph(tmp_path: Path, freebase
     kept = _triples(_output(tmp_path))
     types = {t for t in graph if t[1] == f"<{NS}type.object.type>"}
     assert kept == (graph - types) | aliases
+
+
+@pytest.mark.virtuoso
+def test_the_output_bulk_loads_into_virtuoso(tmp_path: Path, virtuoso: Virtuoso) -> None:
+    import shutil
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from load_virtuoso import sparql_count
+
+    _run(tmp_path, _gzipped(tmp_path, (DUMP / "dump.nt").read_bytes()))
+    data = virtuoso.workdir / "freebase_dump"  # ld_dir reads only where DirsAllowed says
+    shutil.copytree(tmp_path / "out", data)
+    graph = "urn:readi:test:freebase-dump"
+    try:
+        virtuoso.isql(f"ld_dir('{data}', 'part-*.nt.gz', '{graph}');")
+        virtuoso.isql("rdf_loader_run();", 600)
+        failed = virtuoso.isql(
+            f"SELECT ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_file LIKE '{data}%'"
+            " AND ll_error IS NOT NULL;"
+        )
+        assert "part-" not in failed
+        assert sparql_count(virtuoso, graph) == 21  # 22 lines, one twice
+        kg = KnowledgeGraph.from_endpoint(virtuoso.endpoint, "freebase", default_graph=graph)
+        assert [t.value for t in kg.resolve("Michelle Obama").nodes] == [f"{NS}m.025s5v9"]
+    finally:
+        virtuoso.isql(f"SPARQL CLEAR GRAPH <{graph}>;")
+        shutil.rmtree(data, ignore_errors=True)
