@@ -94,7 +94,9 @@ def neighbourhood(
             edges = _Edges(lines, texts)
             if hop == 1:
                 found |= np.isin(layers[0], np.concatenate((edges.subjects, edges.objects)))
-            reached.append(_expand(chunk, edges, frontier, counts, hub_cap, hubs))
+            reached.append(np.unique(_expand(chunk, edges, frontier, counts, hub_cap, hubs)))
+            if len(reached) > 32:  # merged now and then: memory holds each node once
+                reached = [np.unique(np.concatenate(reached))]
         layer = np.setdiff1d(np.unique(np.concatenate(reached)), visited, assume_unique=True)
         layers.append(layer)
         visited = np.union1d(visited, layer)
