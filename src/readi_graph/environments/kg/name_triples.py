@@ -28,6 +28,7 @@ from readi_graph.environments.kg.encoder import PhraseCache
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, Settings
 from readi_graph.environments.kg.local import OxigraphBackend
 from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.kg.sparql import literal
 from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 
 ENTITY = "urn:readi:entity:"  # a node named by its name
@@ -49,28 +50,27 @@ def relation_iri(relation: str) -> str:
     return FREEBASE_NS + relation if RELATION_ID.match(relation) else RELATION + quote(relation)
 
 
-def name_quads(triples: Iterable[Triple]) -> list[ox.Quad]:
-    """The triples as RDF, each name once as the label of its node."""
-    graph = ox.DefaultGraph()
-    name = ox.NamedNode(NAME)
-    nodes: dict[str, ox.NamedNode] = {}
-    relations: dict[str, ox.NamedNode] = {}
-    quads: list[ox.Quad] = []
+def name_ntriples(triples: Iterable[Triple]) -> bytes:
+    """The triples as N-Triples, each name once as the label of its node (parsed by the store
+    in Rust: 2.5x faster than building the quads in Python)."""
+    nodes: dict[str, str] = {}
+    relations: dict[str, str] = {}
+    lines: list[str] = []
 
-    def node(text: str) -> ox.NamedNode:
-        found = nodes.get(text)
-        if found is None:
-            found = nodes[text] = ox.NamedNode(node_iri(text))
+    def node(text: str) -> str:
+        term = nodes.get(text)
+        if term is None:
+            term = nodes[text] = f"<{node_iri(text)}>"
             if not MID.match(text):
-                quads.append(ox.Quad(found, name, ox.Literal(text, language="en"), graph))
-        return found
+                lines.append(f"{term} <{NAME}> {literal(text, lang='en')} .\n")
+        return term
 
     for head, relation, tail in triples:
-        p = relations.get(relation)
-        if p is None:
-            p = relations[relation] = ox.NamedNode(relation_iri(relation))
-        quads.append(ox.Quad(node(head), p, node(tail), graph))
-    return quads
+        predicate = relations.get(relation)
+        if predicate is None:
+            predicate = relations[relation] = f"<{relation_iri(relation)}>"
+        lines.append(f"{node(head)} {predicate} {node(tail)} .\n")
+    return "".join(lines).encode()
 
 
 def walkable(kg: KnowledgeGraph, triples: Iterable[Triple]) -> list[Triple]:
@@ -98,7 +98,7 @@ def name_triples_kg(
 ) -> KnowledgeGraph:
     """The triples in a fresh embedded store, relations indexed with pooled vectors."""
     store = ox.Store()
-    store.bulk_extend(name_quads(triples))
+    store.bulk_load(name_ntriples(triples), ox.RdfFormat.N_TRIPLES)
     kg = KnowledgeGraph(OxigraphBackend(store), settings, name=name, schema=schema, binding=binding)
     kg.relation_vectors = pooled_vectors
     return kg
