@@ -99,6 +99,7 @@ def main() -> None:
     parser.add_argument("--triples", type=int, default=4000)
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="bench-sub-")))
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     records, paths = questions(args.questions, args.triples)
     write(records, paths, args.out)
     lines = [f"# Per-question subgraphs: {args.questions} synthetic questions, "
