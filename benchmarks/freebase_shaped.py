@@ -2,6 +2,8 @@
 
 Run:  python benchmarks/freebase_shaped.py --triples 10000000 --seed 0 --out /tmp/fb10m
 Writes DIR/kb-000.nt.gz, kb-001.nt.gz, ... (about 1M triples each; Virtuoso's ld_dir reads gzip),
+or with `--format dump` one DIR/freebase-rdf-shaped.gz in the public dump's line format, with
+its noise (fbshape/dump.py: what `readi kg freebase` filters),
 DIR/questions.jsonl (gold paths with their answers) and DIR/stats.json. The same seed gives the
 same bytes. How the graph is shaped, and why, is in the docstrings of `fbshape/`: relations and
 their counts from the real Freebase inventory (`schema`), populations and hubs (`plan`), random
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from fbshape.dump import DumpWriter
 from fbshape.edges import Edges, all_edges
 from fbshape.plan import DEFAULT_HUBS, HubSpec, Plan, entity_triples, plan_for
 from fbshape.questions import Graph, Question, make_questions
@@ -70,6 +73,7 @@ def write_entities(writer: ShardWriter, plan: Plan, node_mids: np.ndarray) -> di
                 hub_names.get(i) or entity_name(pool.type, i - pool.start) for i in ids.tolist()
             ]
             writer.write(text_lines(node_mids[ids], NAME, [f'"{n}"@en' for n in names]), len(ids))
+            writer.entity_noise(node_mids[ids], names, pool.type, lo - pool.start)
             hashes.append(np.array([hash(n) for n in names], dtype=np.int64))
     _, counts = np.unique(np.concatenate(hashes), return_counts=True)
     return {"distinct": len(counts), "entities_sharing_a_name": int(counts[counts > 1].sum())}
@@ -157,11 +161,12 @@ def generate(
     per_file: int = 1_000_000,
     hubs: tuple[HubSpec, ...] = DEFAULT_HUBS,
     level: int = 1,
+    fmt: str = "nt",
 ) -> dict:
     """Write the graph, questions.jsonl and stats.json into `out`; return the stats."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("kb-*.nt.gz"):
+    for old in [*out.glob("kb-*.nt.gz"), *out.glob("freebase-rdf-*.gz")]:
         old.unlink()
     schema = load_schema(
         FREEBASE / "fb_relations_domain_range_label.json", FREEBASE / "relation_freq.json"
@@ -170,7 +175,11 @@ def generate(
     node_mids = mids(plan.nodes)
     timings = {"plan_and_edges": time.perf_counter() - started}
 
-    writer = ShardWriter(out, per_file, level)
+    writer: ShardWriter | DumpWriter
+    if fmt == "dump":
+        writer = DumpWriter(out / "freebase-rdf-shaped.gz", level)
+    else:
+        writer = ShardWriter(out, per_file, level)
     names = write_entities(writer, plan, node_mids)
     write_edges(writer, edges, node_mids)
     writer.close()
@@ -188,7 +197,7 @@ def generate(
     timings["questions"] = time.perf_counter() - started - sum(timings.values())
 
     stats = {
-        "triples": writer.lines,
+        "triples": writer.knowledge if isinstance(writer, DumpWriter) else writer.lines,
         "requested": triples,
         "seed": seed,
         "files": [{"name": p.name, "bytes": p.stat().st_size} for p in writer.files],
@@ -204,6 +213,7 @@ def generate(
         "scale": plan.scale,
         "hubs": hub_stats(plan, edges, node_mids),
         "questions": _question_counts(questions),
+        **({"dump": writer.stats()} if isinstance(writer, DumpWriter) else {}),
         "seconds": {k: round(v, 2) for k, v in timings.items()}
         | {"total": round(time.perf_counter() - started, 2)},
     }
@@ -229,12 +239,19 @@ def main() -> None:
     parser.add_argument("--questions-per-hop", type=int, default=300)
     parser.add_argument("--max-answers", type=int, default=100)
     parser.add_argument("--per-file", type=int, default=1_000_000, help="triples per .nt.gz")
+    parser.add_argument(
+        "--format", choices=("nt", "dump"), default="nt",
+        help="dump: one gzip file in the public Freebase dump's format, with its noise",
+    )  # fmt: skip
     args = parser.parse_args()
     stats = generate(
-        args.out, args.triples, args.seed, args.questions_per_hop, args.max_answers, args.per_file
-    )
+        args.out, args.triples, args.seed, args.questions_per_hop, args.max_answers, args.per_file,
+        fmt=args.format,
+    )  # fmt: skip
     summary = {
-        k: stats[k] for k in ("triples", "bytes", "entities", "cvts", "questions", "seconds")
+        k: stats[k]
+        for k in ("triples", "dump", "bytes", "entities", "cvts", "questions", "seconds")
+        if k in stats
     }
     print(json.dumps(summary, indent=2))
 

@@ -146,6 +146,9 @@ class ShardWriter:
         self._in_file += lines
         self.lines += lines
 
+    def entity_noise(self, mids: np.ndarray, names: list[str], type_id: str, first: int) -> None:
+        """Only the dump's format has noise (`dump.DumpWriter`)."""
+
     def _next(self) -> None:
         self.close()
         path = self.out / f"kb-{len(self.files):03d}.nt.gz"

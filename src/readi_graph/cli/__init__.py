@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from readi_graph import strategies
-from readi_graph.cli import ask, bench, evaluate, score
+from readi_graph.cli import ask, bench, evaluate, kg, score
 from readi_graph.core.base import ReadiError
 
 
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluating = commands.add_parser("eval", help="evaluate on a benchmark")
     evaluate.add_parsers(evaluating.add_subparsers(dest="dataset", required=True))
     bench.add_parsers(commands)
+    kg.add_parsers(commands)
     return parser
 
 

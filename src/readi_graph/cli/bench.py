@@ -46,6 +46,16 @@ def bench_replay(args: argparse.Namespace) -> int:
     if not files:
         print(f"no model-path files in {source}")
         return 2
+    if args.subgraphs:  # each question on its own subgraph
+        from readi_graph.eval.subgraph_replay import replay_on_subgraphs
+
+        for file in files:
+            result = replay_on_subgraphs(file, args.subgraphs, args.freebase, split=args.split)
+            print(json.dumps({file.stem: result}), flush=True)
+        return 0
+    if not args.run or not args.freebase:
+        print("give --run (the authors' run) and --freebase DIR, or --subgraphs PATH")
+        return 2
     for file in files:
         print(json.dumps({file.stem: replay(file, args.run, args.freebase)}), flush=True)
     return 0
@@ -59,10 +69,26 @@ def bench_pathrag(args: argparse.Namespace) -> int:
     from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
     from readi_graph.eval.analyses import pathrag_coverage
 
+    if args.subgraphs:
+        return _pathrag_subgraphs(args)
+    if not args.data or not args.hops:
+        print("give --data DIR --hops N (MetaQA), or --subgraphs PATH")
+        return 2
     kg = KnowledgeGraph.from_metaqa(Path(args.data) / "kb.txt")
     questions = list(itertools.islice(load_questions(args.data, args.hops, "dev"), args.limit))
     result = pathrag_coverage(kg, questions, args.alphas, top_m=args.top_m)
     print(json.dumps({"pathrag": {"hops": args.hops, **result}}))
+    return 0
+
+
+def _pathrag_subgraphs(args: argparse.Namespace) -> int:
+    from readi_graph.datasets.subgraphs import load_subgraphs
+    from readi_graph.eval.subgraph_pathrag import pathrag_on_subgraphs
+
+    subgraphs, questions = load_subgraphs(args.subgraphs, args.split, args.limit)
+    with subgraphs:
+        result = pathrag_on_subgraphs(subgraphs, questions, args.alphas, top_m=args.top_m)
+    print(json.dumps({"pathrag": {"subgraphs": str(args.subgraphs), **result}}))
     return 0
 
 
@@ -87,15 +113,17 @@ def add_parsers(commands: Any) -> None:
         "replay", help="replay real model paths on the authors' Freebase fragment (no edits)"
     )
     replay.add_argument("--real", required=True, help="model-path file or directory (readi_cwq)")
-    replay.add_argument("--run", required=True, help="the authors' run (JSON lines with triples)")
-    replay.add_argument("--freebase", required=True, help="Freebase relation inventory directory")
+    replay.add_argument("--run", help="the authors' run (JSON lines with triples)")
+    replay.add_argument("--freebase", help="Freebase relation inventory directory")
+    _subgraph_arguments(replay)
     replay.set_defaults(func=bench_replay)
 
     pathrag = kinds.add_parser(
         "pathrag", help="FiDeLiS: gold relation among Path-RAG's top-m candidates, alpha sweep"
     )
-    pathrag.add_argument("--data", required=True, help="MetaQA directory")
-    pathrag.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
+    pathrag.add_argument("--data", help="MetaQA directory")
+    pathrag.add_argument("--hops", type=int, choices=(1, 2, 3))
+    _subgraph_arguments(pathrag)
     pathrag.add_argument("--limit", type=int, default=200, help="first N dev questions")
     pathrag.add_argument(
         "--alphas", type=lambda t: [float(a) for a in t.split(",")], default=[0.0, 0.3, 0.6]
@@ -107,6 +135,15 @@ def add_parsers(commands: Any) -> None:
     report.add_argument("results", help="JSON lines written by `readi eval --out`")
     report.add_argument("--out", required=True, help="directory for report.md and the plots")
     report.set_defaults(func=write_report)
+
+
+def _subgraph_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--subgraphs",
+        help="per-question subgraphs in RoG's format (JSON lines, Parquet or the release's "
+        "directory): each question on its own subgraph",
+    )
+    parser.add_argument("--split", help="which split of a release directory (test, validation)")
 
 
 def write_report(args: argparse.Namespace) -> int:

@@ -61,31 +61,45 @@ COMPARED = ("accuracy", "hit1", "f1", "llm_calls_per_question", "prompt_tokens_p
 
 def evaluate_kg_model(
     args: argparse.Namespace,
-    kg: KnowledgeGraph,
+    kg: KnowledgeGraph | Callable[[runner.Item], KnowledgeGraph],
     items: list[runner.Item],
     label: str,
+    *,
+    annotate: Callable[[runner.Item, runner.Record], None] | None = None,
 ) -> int:
     """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
-    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
-    from readi_graph.graph import build_graph
-
+    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line).
+    `kg` is one KG for every question, or a function that builds each question its own when
+    the question starts (per-question subgraphs)."""
     chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
     context, cache = context_from(args), reply_cache(args)
     compared: dict[str, Any] = {}
     for strategy in chosen:
-        graph = build_graph(kg, context=context, reply_cache=cache, strategy=strategy)
+        graph_for = _graphs(kg, strategy, context=context, reply_cache=cache)
         out = args.out
         if out and len(chosen) > 1:
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
-        summary = runner.run(items, functools.partial(_same, graph), kgqa_scores,
-                             context=context, label=f"{label} {strategy}", out=out,
-                             resume=args.resume, concurrency=args.concurrency,
-                             asynchronous=args.asynchronous)  # fmt: skip
+        summary = runner.run(items, graph_for, kgqa_scores, context=context,
+                             label=f"{label} {strategy}", out=out, resume=args.resume,
+                             concurrency=args.concurrency, asynchronous=args.asynchronous,
+                             annotate=annotate)  # fmt: skip
         print(json.dumps(summary, ensure_ascii=False), flush=True)
         compared[strategy] = {k: summary.get(k) for k in COMPARED}
     if len(chosen) > 1:
         print(json.dumps({"compare": compared}))
     return 0
+
+
+def _graphs(
+    kg: KnowledgeGraph | Callable[[runner.Item], KnowledgeGraph], strategy: str, **options: Any
+) -> Callable[[runner.Item], Any]:
+    """The compiled graph each question runs: one for every question, or one per question
+    over its own KG (compiled when the question starts, dropped when it ends)."""
+    from readi_graph.graph import build_graph
+
+    if isinstance(kg, KnowledgeGraph):
+        return functools.partial(_same, build_graph(kg, strategy=strategy, **options))
+    return lambda item: build_graph(kg(item), strategy=strategy, **options)
 
 
 def add_parsers(parsers: Any) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
-from readi_graph.cli.options import add_kg_source
+from readi_graph.cli.options import add_kg_source, make_optional
 from readi_graph.core.base import InputError, Term
 from readi_graph.datasets.freebase import FreebaseQuestion, load_cwq, load_webqsp
 from readi_graph.environments.kg.binding import BindingOptions
@@ -111,13 +111,47 @@ def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str
 
 
 def eval_webqsp(args: argparse.Namespace) -> int:
-    questions = list(itertools.islice(load_webqsp(args.data, args.split), args.limit))
+    if args.subgraphs:
+        return eval_subgraphs(args, f"webqsp {args.split}")
+    questions = list(itertools.islice(load_webqsp(_data(args), args.split), args.limit))
     return _run(args, questions, f"webqsp {args.split}")
 
 
 def eval_cwq(args: argparse.Namespace) -> int:
-    questions = list(itertools.islice(load_cwq(args.data, args.split), args.limit))
+    if args.subgraphs:
+        return eval_subgraphs(args, f"cwq {args.split}")
+    questions = list(itertools.islice(load_cwq(_data(args), args.split), args.limit))
     return _run(args, questions, f"cwq {args.split}")
+
+
+def _data(args: argparse.Namespace) -> str:
+    if not args.data:
+        raise InputError("give the questions: --data DIR (official JSON) or --subgraphs PATH")
+    return str(args.data)
+
+
+def eval_subgraphs(args: argparse.Namespace, label: str) -> int:
+    """Each question on its own subgraph (RoG's release format), built when it starts."""
+    from readi_graph.datasets.subgraphs import load_subgraphs
+    from readi_graph.eval.subgraphs import PerQuestionKGs, subgraph_items
+
+    if getattr(args, "planner", None) == "gold":
+        raise InputError(
+            "--planner gold needs WebQSP's inferential chains (--data), not --subgraphs"
+        )
+    subgraphs, questions = load_subgraphs(args.subgraphs, args.split, args.limit)
+    with subgraphs:
+        kgs = PerQuestionKGs(
+            subgraphs,
+            questions,
+            settings=KGSettings.preset("freebase", frontier_cap=args.frontier_cap),
+            schema=_schema(args.relations),
+            binding=BindingOptions.named(args.binding),
+        )
+        items = subgraph_items(questions)
+        return evaluate_kg_model(
+            args, kgs.kg_for, items, f"{label} subgraphs", annotate=kgs.annotate
+        )
 
 
 def webqsp_gold(
@@ -172,4 +206,10 @@ def add_cwq_arguments(parser: argparse.ArgumentParser) -> None:
 def _freebase_arguments(parser: argparse.ArgumentParser) -> None:
     add_kg_source(parser)
     parser.add_argument("--kg", help="a Freebase-style RDF file instead of --endpoint")
+    parser.add_argument(
+        "--subgraphs",
+        help="per-question subgraphs in RoG's format (JSON lines, Parquet, or the release's "
+        "directory): each question runs on its own subgraph; replaces --data",
+    )
+    make_optional(parser, "data")
     parser.add_argument("--relations", help="relation inventory (JSON keyed by id, or text)")

@@ -80,6 +80,14 @@ def add_kg_source(p: argparse.ArgumentParser) -> None:
     )
 
 
+def make_optional(parser: argparse.ArgumentParser, dest: str) -> None:
+    """An option `add_common` requires, made optional for a command that can do without it
+    (`readi eval cwq --subgraphs FILE` needs no --data)."""
+    for action in parser._actions:
+        if action.dest == dest:
+            action.required = False
+
+
 def _cache_home() -> Path:
     from readi_graph.core.cachedir import cache_dir
 

@@ -10,6 +10,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from readi_graph.eval.subgraph_summary import subgraph_figures
+
 Record = dict[str, Any]
 
 
@@ -62,6 +64,8 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
         values = [float(r[key]) for r in records if key in r]
         if values:
             summary[name] = _mean(values)
+    if any("answer_in_subgraph" in r for r in records):  # runs on per-question subgraphs
+        summary.update(subgraph_figures(records, n))
     feedback = [bool(f) for r in records for f in r.get("feedback", [])]
     if any("feedback" in r for r in records):
         summary["feedback_recall"] = _rate(sum(feedback), len(feedback))

@@ -9,7 +9,7 @@ around stuck nodes. The bounded reads themselves live in `kg_reads.KGReads`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,6 +87,8 @@ class KnowledgeGraph(KGReads):
         self._indexing: bridge.Once[RelationIndex] = bridge.Once()
         self._has_labels: bool | None = None
         self.queries_total = 0
+        # Where relation vectors come from (None: encoded once, cached on disk per inventory).
+        self.relation_vectors: Callable[[Sequence[str]], Any] | None = None
 
     # --- constructors ----------------------------------------------------------------------
     @classmethod
@@ -171,7 +173,9 @@ class KnowledgeGraph(KGReads):
         return bridge.offload(self._build_index, relations, labels)
 
     def _build_index(self, relations: Sequence[str], labels: dict[str, str]) -> RelationIndex:
-        index = RelationIndex(relations, labels, exact_first=self.binding.exact_first)
+        index = RelationIndex(
+            relations, labels, exact_first=self.binding.exact_first, vectors=self.relation_vectors
+        )
         index.warm()
         return index
 

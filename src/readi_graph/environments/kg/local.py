@@ -8,11 +8,12 @@ blank node.
 
 from __future__ import annotations
 
+import gzip
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import pyoxigraph as ox
 
@@ -86,18 +87,25 @@ def _skolemized(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
 def load_file(path: str | Path) -> OxigraphBackend:
     """Parse an RDF file into a fresh in-memory store. The format comes from the extension."""
     path = Path(path)
-    suffix = path.suffix.lower()
+    gzipped = path.suffix.lower() == ".gz"  # kb.nt.gz: as written by `readi kg freebase`
+    suffix = (path.with_suffix("") if gzipped else path).suffix.lower()
     if suffix not in _FORMATS:
         raise KGFormatError(
             f"{path}: unknown RDF extension {suffix!r}; expected one of {sorted(_FORMATS)}"
+            " (or one of them .gz)"
         )
     if not path.is_file():
         raise KGFormatError(f"{path}: no such file")
     store = ox.Store()
     try:
         # Parsing runs in Rust; only the (rare) blank-node quads are rebuilt in Python.
-        store.bulk_extend(_skolemized(ox.parse(path=path, format=_FORMATS[suffix])))
-    except SyntaxError as exc:
+        if gzipped:
+            with gzip.open(path, "rb") as stream:
+                quads = ox.parse(cast(IO[bytes], stream), format=_FORMATS[suffix])
+                store.bulk_extend(_skolemized(quads))
+        else:
+            store.bulk_extend(_skolemized(ox.parse(path=path, format=_FORMATS[suffix])))
+    except (SyntaxError, OSError, EOFError) as exc:
         raise KGFormatError(f"{path}: {exc}") from exc
     return OxigraphBackend(store)
 

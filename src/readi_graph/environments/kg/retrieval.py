@@ -15,7 +15,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -87,6 +87,7 @@ class RelationIndex:
         dense: bool | None = None,
         dense_floor: float = DENSE_FLOOR,
         exact_first: bool = True,
+        vectors: Callable[[Sequence[str]], np.ndarray] | None = None,
     ) -> None:
         self.relations: list[str] = list(dict.fromkeys(relations))
         self.position = {r: i for i, r in enumerate(self.relations)}
@@ -99,6 +100,8 @@ class RelationIndex:
         self.dense = dense_available() if dense is None else dense
         self.dense_floor = dense_floor
         self.exact_first = exact_first  # off only to measure what it brings
+        # Where the documents' vectors come from (default: encoded, cached on disk per index).
+        self._vector_source = vectors
         import bm25s  # scipy-backed: imported on first index, not with the package
 
         self._bm25 = bm25s.BM25()
@@ -132,6 +135,8 @@ class RelationIndex:
             return self._relation_vectors_unlocked()
 
     def _relation_vectors_unlocked(self) -> np.ndarray:
+        if self._vectors is None and self._vector_source is not None:
+            self._vectors = self._vector_source(self.documents)
         if self._vectors is None:
             digest = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()[:24]
             path = cache_dir() / "embeddings" / f"minilm-{digest}.npy"
