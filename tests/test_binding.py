@@ -278,8 +278,10 @@ def test_replay_of_real_paths_through_the_graph(
     result = replay(questions, kg)
     assert result["errors"] == 0  # the halfway instances of nodes met at two steps
     assert result["questions"] == 4
-    assert result["first_path_instantiated"] > 0 and result["gold_among_instances"] > 0
-    assert result["queries_per_question"] > 0
+    # 3 of the 4 questions: GPT-3.5's first path instantiates and reaches the gold answer
+    assert result["first_path_instantiated"] == result["gold_among_instances"] == 0.75
+    assert result["instantiated_without_gold"] == 0.0 and result["bound_locally"] == 0.0
+    assert 4 <= result["queries_per_question"] <= 12  # measured 10.25: resolve, hops, labels
 
 
 def test_a_walk_through_a_real_cvt_node(schema: RelationSchema) -> None:
