@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # mutmut runs the tests from a copy in mutants/: point them at the data beside the project
 export READI_SHARED_DATA="${READI_SHARED_DATA:-$(cd .. && pwd)/shared/data}"
+export READI_HYPOTHESIS="${READI_HYPOTHESIS:-mutation}"  # tests/conftest.py: 60 examples
 if [ "$#" -gt 0 ]; then
   .venv/bin/mutmut run "readi_graph.$1.*"
 else
