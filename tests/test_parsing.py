@@ -126,3 +126,15 @@ def test_a_topic_ending_in_a_full_stop_is_still_its_name() -> None:
         assert parse_kg_paths("Path: " + json.dumps({topic: [chain]}), [topic]) == {
             topic: [("directed_by", "has_genre")]
         }
+
+
+def test_a_longer_head_names_the_topic_only_from_four_characters() -> None:
+    """ "Cher (singer)" names Cher; "Sian" does not name Sia (a 3-letter name inside a word is
+    chance): its relation is kept."""
+    assert parse_kg_paths('Path: {"Cher": ["Cher (singer) -> spouse"]}', ["Cher"]) == {
+        "Cher": [("spouse",)]
+    }
+    assert parse_kg_paths('Path: {"Sia": ["Sian -> songs"]}', ["Sia"]) == {
+        "Sia": [("Sian", "songs")]
+    }
+    assert parse_kg_paths('Path: {"Sia": ["Sia -> songs"]}', ["Sia"]) == {"Sia": [("songs",)]}
