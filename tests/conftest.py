@@ -18,6 +18,8 @@ from servers import Virtuoso, start_virtuoso, virtuoso_available
 # examples per property.
 settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True)
 settings.register_profile("slow", max_examples=10_000, deadline=None)
+# scripts/mutation.sh: each surviving mutant reruns the tests that reach it; fewer examples
+settings.register_profile("mutation", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("READI_HYPOTHESIS", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]

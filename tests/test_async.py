@@ -4,7 +4,9 @@ hold no thread; the results are those of `invoke`."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import threading
 from typing import Any
 
@@ -56,16 +58,35 @@ def test_ainvoke_calls_the_model_on_the_event_loop_and_answers_as_invoke(
     assert threads == ["MainThread", "MainThread"]  # awaited on the loop, not in a worker
 
 
-def test_fidelis_ainvoke_answers_as_invoke(metaqa_kg: KnowledgeGraph) -> None:
+def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) -> None:
+    """FiDeLiS under `ainvoke`: the model picks the candidates naming "Back to the Future" and
+    answers with the ends of the paths it is shown, so the answer is what the beam search
+    found on the KB (the three films), not a scripted string; `invoke` gives the same."""
     plan = '{"keywords": ["directed"], "planning_steps": [], "declarative_statement": "x"}'
-    model = function_model(
-        lambda p: plan if "plan for it" in p
-        else "[1]" if "choose how" in p
-        else "yes" if "You check" in p
-        else "{Forrest Gump}"
-    )  # fmt: skip
-    graph = build_graph(metaqa_kg, model, strategy="fidelis")
-    _same(asyncio.run(graph.ainvoke(QUESTION)), graph.invoke(QUESTION))
+
+    def reply(prompt: str) -> str:
+        own = prompt.split("### Your turn")[-1]
+        if "plan for it" in prompt:
+            return plan
+        if "choose how" in prompt:
+            lines = re.findall(r"(?m)^(\d+)\. (.*)$", own)
+            return json.dumps([int(n) for n, text in lines if "Back to the Future" in text])
+        if "You check" in prompt:
+            return "yes"
+        return "{" + " | ".join(re.findall(r"(?m)-> ([^>\n]+)$", own)) + "}"
+
+    graph = build_graph(metaqa_kg, function_model(reply), strategy="fidelis")
+    result = asyncio.run(graph.ainvoke(QUESTION))
+    films = ["Back to the Future", "Back to the Future Part II", "Back to the Future Part III"]
+    assert result["answers"] == films and result["grounded"] and result.get("error") is None
+    assert result["evidence"] == [[f, "directed_by", "Robert Zemeckis"] for f in films]
+    assert result["path"] == [f"Robert Zemeckis -> <- directed_by -> {f}" for f in films]
+    # plan, one selection among the 10 candidates, a verification per kept beam, the answer
+    assert result["usage"]["llm_calls"] == 6 and result["usage"]["verifications"] == 3
+    assert result["attempts"] == [
+        {"step": 1, "beams": 1, "candidates": 10, "dead_beams": 0, "capped": False}
+    ]
+    _same(result, graph.invoke(QUESTION))
 
 
 def test_a_failed_async_call_is_retried_and_counted_once(metaqa_kg: KnowledgeGraph) -> None:

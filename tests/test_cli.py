@@ -125,7 +125,13 @@ def test_eval_wtq_writes_lines_and_a_summary(
     if not data.exists():
         pytest.skip(f"{data} is absent")
     out = tmp_path / "wtq.jsonl"
-    with openai_stub(_table_model) as (base_url, _):
+
+    def model(prompt: str) -> str:  # right once: nt-0's gold answer, else the first cell
+        if "usl a-league?" in prompt and "Answer the question using only the table" in prompt:
+            return 'Answer: ["2004"]'
+        return _table_model(prompt)
+
+    with openai_stub(model) as (base_url, _):
         monkeypatch.setenv("OPENAI_BASE_URL", base_url)
         assert (
             main(
@@ -146,10 +152,12 @@ def test_eval_wtq_writes_lines_and_a_summary(
         )
     captured = capsys.readouterr()
     summary = json.loads(captured.out.strip().splitlines()[-1])
-    assert summary["n"] == 4 and 0.0 <= summary["accuracy"] <= 1.0
+    assert summary["n"] == 4 and summary["accuracy"] == 0.25
     assert summary["llm_calls_per_question"] == 2.0
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in records] == ["nt-0", "nt-1", "nt-2", "nt-3"]
+    assert [r["prediction"] for r in records] == [["2004"], ["2001"], ["Greystones"], ["1"]]
+    assert [r["correct"] for r in records] == [1.0, 0.0, 0.0, 0.0]
     assert "wtq training: 100%" in captured.err and "4/4" in captured.err and "acc=" in captured.err
 
 

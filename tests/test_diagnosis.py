@@ -123,3 +123,65 @@ def test_halfway_instances_of_a_node_reached_at_two_steps() -> None:
     lines = halfway_instances(kg, instance, 15)
     assert lines == ["T -> a.b.p -> X -> a.b.q -> Y", "T -> a.b.p -> Y -> a.b.q -> X"]
     assert diagnose(kg, "?", [instance]).halfway == lines
+
+
+def test_a_diagnosis_survives_state_and_reads_as_the_edit_prompt_says() -> None:
+    """State keeps a diagnosis as JSON (checkpointers, Studio); the edit prompt reads it."""
+    import json
+
+    from readi_graph.core.diagnosis import (
+        CandidateRelation,
+        Diagnosis,
+        Reason,
+        diagnosis_from,
+        diagnosis_record,
+        diagnosis_text,
+        earlier_text,
+    )
+
+    d = Diagnosis(
+        [
+            Reason("unknown_entity", 'topic entity "X" is not in the knowledge graph', topic="X"),
+            Reason("irrelevant_relation", "r2 fails", topic="T", position=1, relation="r2"),
+        ],
+        ["T -> r1 -> A"],
+        [CandidateRelation("urn:x:in_language", True), CandidateRelation("urn:x:r3", False, "r 3")],
+        [(1, "T", [CandidateRelation("urn:x:r1", False)]), (2, "A and 2 more", [])],
+    )
+    assert diagnosis_from(json.loads(json.dumps(diagnosis_record(d)))) == d
+    assert diagnosis_text(d) == (
+        '1. topic entity "X" is not in the knowledge graph\n2. r2 fails',
+        "T -> r1 -> A",
+        "in_language, <- r 3",  # the KG's label when it has one; backward marked
+    )
+    assert earlier_text(d) == "step 1 (from T): <- r1; step 2 (from A and 2 more): "
+    empty = Diagnosis()
+    assert empty.ok and not d.ok
+    assert diagnosis_text(empty) == (
+        "",
+        "(none: the path did not get past its topic entity)",
+        "(none)",
+    )
+    assert earlier_text(empty) == "(none)"
+    assert diagnosis_from({"reasons": [], "halfway": [], "candidates": []}) == empty
+
+
+def test_each_earlier_step_says_where_it_started() -> None:
+    from readi_graph.environments.kg.local import load_ntriples
+    from readi_graph.eval.replay import fragment_ntriples
+
+    triples = [("A", "x.y.r", f"n{i}") for i in range(4)]
+    triples += [("n2", "x.y.s", "B"), ("n3", "x.y.s", "B")]
+    kg = KnowledgeGraph(load_ntriples(fragment_ntriples(triples)))
+    stuck_first = connect(kg, KGPath("A", ("missing",)), [fb("x.y.missing")])
+    assert stuck_first.failed_at == 0 and diagnose(kg, "?", [stuck_first]).earlier == []
+    path = KGPath("A", ("r", "s", "missing"))
+    instance = connect(kg, path, [fb("x.y.r"), fb("x.y.s"), fb("x.y.missing")])
+    d = diagnose(kg, "?", [instance])
+    assert [(step, where) for step, where, _ in d.earlier] == [(1, "A"), (2, "n2 and 1 more")]
+    assert [[(c.name, c.forward) for c in found] for _, _, found in d.earlier] == [
+        [("x.y.r", True)],
+        [("x.y.r", False), ("x.y.s", True)],
+    ]
+    assert d.halfway == ["A -> x.y.r -> n2 -> x.y.s -> B"]
+    assert (d.reasons[0].position, d.reasons[0].relation) == (2, "missing")

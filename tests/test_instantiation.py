@@ -192,3 +192,64 @@ def test_typed_and_plain_literals_of_one_value_are_one_answer() -> None:
     assert merged.answers[0].value.startswith("1979")
     assert {t.subject.value for t in merged.evidence} == {f"{ex}a", f"{ex}b"}  # both reach it
     assert "1980" not in {t.object.value for t in merged.evidence}
+
+
+EX = "http://example.org/"
+
+
+def _fan(**settings: int) -> KnowledgeGraph:
+    """A -r-> n00 ... n09 (labelled), C -r-> n05."""
+    from readi_graph.environments.kg.local import load_ntriples
+
+    label = "http://www.w3.org/2000/01/rdf-schema#label"
+    lines = [f"<{EX}A> <{EX}r> <{EX}n{i:02d}> ." for i in range(10)] + [
+        f"<{EX}C> <{EX}r> <{EX}n05> ."
+    ]
+    lines += [f'<{EX}{n}> <{label}> "{n}" .' for n in ["A", "C", *(f"n{i:02d}" for i in range(10))]]
+    return KnowledgeGraph(load_ntriples("\n".join(lines) + "\n"), KGSettings(**settings))
+
+
+R = [(Candidate(EX + "r"),)]
+
+
+def test_the_cap_keeps_first_the_ends_other_constraints_reached() -> None:
+    kg = _fan(frontier_cap=3)
+    plain = connect(kg, KGPath("A", ("r",)), R)
+    assert [t.value for t in plain.frontier] == [EX + "n00", EX + "n01", EX + "n02"]
+    assert plain.hops[0].capped and plain.hops[0].reached == 10
+    preferred = connect(kg, KGPath("A", ("r",)), R, prefer=[Term.iri(EX + "n08")])
+    assert [t.value for t in preferred.frontier] == [EX + "n00", EX + "n01", EX + "n08"]
+    assert {e.target for e in preferred.hops[0].edges} == set(preferred.frontier)
+    # only the last hop prefers: A -r-> n.. <-r- (A and C) keeps n00..n02 at the first hop
+    two = connect(kg, KGPath("A", ("r", "r back")), [R[0], (Candidate(EX + "r", "backward"),)])
+    assert two.hops[0].edges == plain.hops[0].edges
+
+
+def test_truncated_rows_are_searched_again_for_the_preferred_ends() -> None:
+    kg = _fan(frontier_cap=3, rows_per_relation=4)
+    plain = connect(kg, KGPath("A", ("r",)), R)
+    hop = plain.hops[0]
+    assert hop.truncated and hop.reached == 4  # the store's first 4 rows only
+    unread = next(Term.iri(f"{EX}n{i:02d}") for i in range(10)
+                  if Term.iri(f"{EX}n{i:02d}") not in plain.frontier)  # fmt: skip
+    preferred = connect(kg, KGPath("A", ("r",)), R, prefer=[unread])
+    assert unread in preferred.frontier and preferred.hops[0].reached == 5
+    assert len(preferred.frontier) == 3
+
+
+def test_revisiting_the_topic_is_a_setting() -> None:
+    path = KGPath("A", ("r", "r back"))
+    back = [R[0], (Candidate(EX + "r", "backward"),)]
+    assert {t.value for t in connect(_fan(), path, back).frontier} == {EX + "C"}
+    revisit = connect(_fan(revisit_topic=True), path, back)
+    assert {t.value for t in revisit.frontier} == {EX + "A", EX + "C"}
+
+
+def test_an_empty_path_is_not_complete_and_does_not_vote() -> None:
+    kg = _fan()
+    empty = connect(kg, KGPath("C", ()), [])
+    assert empty.start.found and not empty.complete and empty.depth == 0
+    walked = connect(kg, KGPath("A", ("r",)), R)
+    merged = merge([empty, walked])
+    assert merged.intersected and set(merged.answers) == set(walked.frontier)
+    assert len(merged.answers) == 10

@@ -126,3 +126,51 @@ def test_a_topic_ending_in_a_full_stop_is_still_its_name() -> None:
         assert parse_kg_paths("Path: " + json.dumps({topic: [chain]}), [topic]) == {
             topic: [("directed_by", "has_genre")]
         }
+
+
+def test_a_longer_head_names_the_topic_only_from_four_characters() -> None:
+    """ "Cher (singer)" names Cher; "Sian" does not name Sia (a 3-letter name inside a word is
+    chance): its relation is kept."""
+    assert parse_kg_paths('Path: {"Cher": ["Cher (singer) -> spouse"]}', ["Cher"]) == {
+        "Cher": [("spouse",)]
+    }
+    assert parse_kg_paths('Path: {"Sia": ["Sian -> songs"]}', ["Sia"]) == {
+        "Sia": [("Sian", "songs")]
+    }
+    assert parse_kg_paths('Path: {"Sia": ["Sia -> songs"]}', ["Sia"]) == {"Sia": [("songs",)]}
+
+
+def test_the_json_object_finder_respects_strings_and_skips_unclosed_braces() -> None:
+    from readi_graph.core.parsing import balanced_object, json_field
+
+    assert balanced_object('say {"a": "b}\\"c{"} then {"d": 1}') == '{"a": "b}\\"c{"}'
+    assert balanced_object('an { unclosed one, then {"a": {"b": 1}} !') == '{"a": {"b": 1}}'
+    assert balanced_object("no object } here {") is None
+    assert json_field('```json\n{"answers": ["x"], "n": 2}\n```', "n") == 2
+    assert json_field('{"answers": [1, 2}', "answers") is None  # broken JSON
+    assert json_field('["answers"]', "answers") is None  # not an object
+
+
+def test_list_answers_and_plans_tolerate_quotes_and_missing_brackets() -> None:
+    from readi_graph.core.parsing import parse_list_answer
+    from readi_graph.environments.table.parsing import parse_table_plan
+
+    assert parse_list_answer("Thought: t\nAnswer: ['a', 'b ']") == ["a", "b"]
+    assert parse_list_answer("answer: 2004.\nmore text") == ["2004"]
+    assert parse_list_answer("Answer: [1] then Answer: [2, 3]") == ["2", "3"]  # the last
+    assert parse_list_answer("Answer:") is None and parse_list_answer("no answer") is None
+    plan = parse_table_plan("Chosen Headers: ['Year', 'League']\nConstraints: 'League': ['x']")
+    assert plan == {"headers": ["Year", "League"], "constraints": {"League": ["x"]}}
+    plan = parse_table_plan('Chosen headers: ["Year", 3, "Year"]\nConstraint: {"Year": 2001}')
+    assert plan == {"headers": ["Year", "3"], "constraints": {"Year": ["2001"]}}
+    with pytest.raises(OutputParseError, match="expected Chosen Headers"):
+        parse_table_plan('Chosen Headers: [["Year"]]')
+
+
+def test_a_long_reply_is_read_from_its_end() -> None:
+    from readi_graph.core.parsing import MAX_REPLY_CHARS
+
+    filler = "x" * MAX_REPLY_CHARS
+    assert parse_answer("{early}" + filler + "{late}") == ["late"]
+    assert parse_answer("{early}" + filler) is None  # past the last 20,000 characters
+    assert parse_answer("{early}" + filler[7:]) == ["early"]  # exactly 20,000: all read

@@ -144,3 +144,32 @@ def test_broken_inputs_raise_a_typed_error(tmp_path: Path) -> None:
     bad.write_bytes(b"not parquet at all")
     with pytest.raises(TableFormatError, match=r"bad\.parquet"):
         Table.from_parquet(bad)
+
+
+def test_constraints_and_totals(tmp_path: Path) -> None:
+    """Values of one constraint are alternatives (OR), constraints combine (AND); totals are
+    over the selected rows, for columns whose non-empty cells are numbers for 80% or more."""
+    path = tmp_path / "t.csv"
+    path.write_text(
+        'Name,Score,Team,Prize\nAnn,3,red,"$1,000"\nBob,4,blue,n/a\nCy,5,red,"$2,500"\n'
+        "Dee,x,red,\nEve,6,blue,7%\n",
+        encoding="utf-8",
+    )
+    table = Table.from_csv(path)
+    name, score, team, prize = (table.column(h) for h in ("Name", "Score", "Team", "Prize"))
+    assert name and score and team and prize
+    assert table.rows([name], [(team, ["red", "blue"], "exact")]) == [
+        (r, [n]) for r, n in enumerate(["Ann", "Bob", "Cy", "Dee", "Eve"])
+    ]
+    red_a_or_c = [(team, ["red"], "exact"), (name, ["Ann", "Cy", "Eve"], "exact")]
+    assert table.rows([name, score], red_a_or_c) == [(0, ["Ann", "3"]), (2, ["Cy", "5"])]
+    assert table.rows([name], limit=2) == [(0, ["Ann"]), (1, ["Bob"])]
+    assert table.rows([], [(name, ["Bob"], "exact")]) == [(1, [""])]  # no column: row numbers
+    # Score: 4 numbers of 5 cells (80%); Prize: 3 of 4 non-empty cells (75%): not numeric
+    assert table.aggregates([name, score, prize]) == {
+        "Score": {"count": 4, "sum": 18.0, "min": 3.0, "max": 6.0}
+    }
+    # red rows: Score 2 of 3 (not numeric); Prize $1,000 and $2,500, the empty cell not counted
+    assert table.aggregates([score, prize], [(team, ["red"], "exact")]) == {
+        "Prize": {"count": 2, "sum": 3500.0, "min": 1000.0, "max": 2500.0}
+    }

@@ -42,9 +42,12 @@ def balanced_object(text: str) -> str | None:
         depth, in_string, escaped = 0, False, False
         for i in range(start, len(text)):
             ch = text[i]
-            if in_string:
-                escaped = ch == "\\" and not escaped
-                if ch == '"' and not escaped:
+            if in_string:  # a quote after a backslash does not end the string
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
                     in_string = False
                 continue
             if ch == '"':
