@@ -64,9 +64,11 @@ def evaluate_kg_model(
     kg: KnowledgeGraph,
     items: list[runner.Item],
     label: str,
+    notes: dict[str, Any] | None = None,
 ) -> int:
     """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
-    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line)."""
+    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line).
+    `notes` are printed with each summary (e.g. where the topic entities came from)."""
     from readi_graph.graph import build_graph
 
     chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
@@ -81,7 +83,7 @@ def evaluate_kg_model(
                              context=context, label=f"{label} {strategy}", out=out,
                              resume=args.resume, concurrency=args.concurrency,
                              asynchronous=args.asynchronous)  # fmt: skip
-        print(json.dumps(summary, ensure_ascii=False), flush=True)
+        print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False), flush=True)
         compared[strategy] = {k: summary.get(k) for k in COMPARED}
     if len(chosen) > 1:
         print(json.dumps({"compare": compared}))
