@@ -5,7 +5,7 @@ question type), LLM calls and tokens per question, and instantiation success and
 the first and final paths (its Table 8). matplotlib is the `[report]` extra.
 
 Its figures are the summary's (eval/summary.py): over the questions requested, read from the
-file the runner writes beside the results (`runner.requested_path`), or `requested=N` when
+file the runner writes beside the results (`results.requested_path`), or `requested=N` when
 there is none; a question that crashed or never ran counts as 0 in every rate and group.
 """
 
