@@ -35,10 +35,10 @@ def test_eval_metaqa_gold(
     assert code == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["n"] == 60
-    assert summary["hit"] == 1.0 and summary["coverage"] == 1.0
+    assert summary["reached"] == 1.0 and summary["coverage"] == 1.0 and summary["errors"] == 0
     assert 0 < summary["queries_per_question"] <= 4  # resolve + 2 hops + labels
     lines = out.read_text().splitlines()
-    assert len(lines) == 60 and json.loads(lines[0])["hit"] is True
+    assert len(lines) == 60 and json.loads(lines[0])["reached"] is True
 
 
 def test_missing_dataset_is_a_clear_error(

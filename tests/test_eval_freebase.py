@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.datasets.freebase import load_cwq, load_webqsp
+from readi_graph.datasets.freebase import GOLD_QUERY, load_cwq, load_webqsp
 from readi_graph.datasets.metaqa import DatasetError
 
 from conftest import FIXTURES
@@ -20,8 +20,9 @@ def test_loaders_read_answers_aliases_and_topic_entities(tmp_path: Path) -> None
     assert webqsp[0].answers == (("Germany", "m.germany"), ("Spain", "m.spain"))
     assert webqsp[0].chain[-1] == "location.adjoining_relationship.adjoins"
     cwq = load_cwq(FIXTURES / "cwq", "dev")
-    assert cwq[0].topic_ids == ("m.france",)  # from the SPARQL query
-    assert cwq[1].topics == ("Malia Obama",)  # from the topic_entity map
+    assert cwq[0].topic_ids == ("m.france",) and cwq[0].topics_from == GOLD_QUERY
+    assert cwq[1].topics == ("Malia Obama",) and cwq[1].topics_from == "topic_entity"
+    assert webqsp[0].topics_from == "TopicEntityMid"
     assert cwq[1].answers[0] == ("Michelle Obama", "Michelle LaVaughn Robinson Obama", "m.michelle")
     (tmp_path / "WebQSP.test.json").write_text('{"Questions": 3}')
     with pytest.raises(DatasetError, match="WebQSP format"):
@@ -43,7 +44,8 @@ def test_webqsp_gold_chains_over_the_endpoint(
     assert main(args) == 0
     summary = _summary(capsys)
     assert summary["n"] == 3 and summary["errors"] == 0
-    assert summary["f1"] == 1.0 and summary["hit1"] == 1.0
+    assert summary["f1"] == 1.0 and summary["reached"] == summary["accuracy"] == 1.0
+    assert summary["topic_entities_from"] == {"TopicEntityMid": 3}
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(records[0]["prediction"]) == ["Germany", "Spain"]  # through the CVT nodes
 
@@ -83,6 +85,9 @@ def test_cwq_with_a_model_over_the_endpoint(
         summary = _summary(capsys)
         assert summary["n"] == 2 and summary["errors"] == 0
         assert summary["hit1"] == 1.0 and summary["llm_calls_per_question"] == 2.0
+        # the summary says where the topic entities came from (one from the gold query)
+        assert summary["topic_entities_from"] == {GOLD_QUERY: 1, "topic_entity": 1}
+        assert "constraint entities included" in summary["topic_entities_note"]
         assert main(args) == 0  # the rerun is answered from the reply cache
         again = _summary(capsys)
     assert again["hit1"] == 1.0 and again["llm_calls_per_question"] == 0.0

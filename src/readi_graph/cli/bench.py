@@ -134,6 +134,12 @@ def add_parsers(commands: Any) -> None:
     report = commands.add_parser("report", help="markdown report with plots from results")
     report.add_argument("results", help="JSON lines written by `readi eval --out`")
     report.add_argument("--out", required=True, help="directory for report.md and the plots")
+    report.add_argument(
+        "--requested",
+        type=int,
+        help="questions the run was asked (when RESULTS.requested.json, which the runner "
+        "writes, is absent): the ones without a line count as missing",
+    )
     report.set_defaults(func=write_report)
 
 
@@ -149,5 +155,5 @@ def _subgraph_arguments(parser: argparse.ArgumentParser) -> None:
 def write_report(args: argparse.Namespace) -> int:
     from readi_graph.eval.report import write_report as write
 
-    print(write(args.results, args.out))
+    print(write(args.results, args.out, requested=args.requested))
     return 0

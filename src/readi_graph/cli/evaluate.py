@@ -66,11 +66,13 @@ def evaluate_kg_model(
     label: str,
     *,
     annotate: Callable[[runner.Item, runner.Record], None] | None = None,
+    notes: dict[str, Any] | None = None,
 ) -> int:
     """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
     results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line).
     `kg` is one KG for every question, or a function that builds each question its own when
-    the question starts (per-question subgraphs)."""
+    the question starts (per-question subgraphs). `notes` are printed with each summary (e.g.
+    where the topic entities came from)."""
     chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
     context, cache = context_from(args), reply_cache(args)
     compared: dict[str, Any] = {}
@@ -83,7 +85,7 @@ def evaluate_kg_model(
                              label=f"{label} {strategy}", out=out, resume=args.resume,
                              concurrency=args.concurrency, asynchronous=args.asynchronous,
                              annotate=annotate)  # fmt: skip
-        print(json.dumps(summary, ensure_ascii=False), flush=True)
+        print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False), flush=True)
         compared[strategy] = {k: summary.get(k) for k in COMPARED}
     if len(chosen) > 1:
         print(json.dumps({"compare": compared}))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ from typing import Any
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, make_optional
 from readi_graph.core.base import InputError, Term
-from readi_graph.datasets.freebase import FreebaseQuestion, load_cwq, load_webqsp
+from readi_graph.datasets.freebase import GOLD_QUERY, FreebaseQuestion, load_cwq, load_webqsp
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
 from readi_graph.environments.kg.schema import RelationSchema
 from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 from readi_graph.eval import runner
-from readi_graph.eval.metrics import kgqa_scores
+from readi_graph.eval.offline import ends_as_answers
 
 
 def _relations(path: str | None) -> list[str] | None:
@@ -101,13 +102,26 @@ def _items(questions: list[FreebaseQuestion]) -> list[runner.Item]:
     ]
 
 
-def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str) -> int:
+def topics_from(questions: list[FreebaseQuestion]) -> dict[str, Any]:
+    """Where the topic entities came from, for the summary: questions per source, and a
+    warning when some came from the gold query (its constraint entities are gold)."""
+    sources = Counter(q.topics_from for q in questions)
+    notes: dict[str, Any] = {"topic_entities_from": dict(sorted(sources.items()))}
+    if sources.get(GOLD_QUERY):
+        notes["topic_entities_note"] = (
+            f"{sources[GOLD_QUERY]} questions have no topic field: their topic entities are "
+            "every entity of the gold SPARQL query, constraint entities included (gold "
+            "information a model is not given)"
+        )
+    return notes
 
+
+def _run(args: argparse.Namespace, questions: list[FreebaseQuestion], label: str) -> int:
     kg = load_freebase(args)
     questions = _named(kg, questions)
     if getattr(args, "planner", None) == "gold":
         return webqsp_gold(args, kg, questions, label)
-    return evaluate_kg_model(args, kg, _items(questions), label)
+    return evaluate_kg_model(args, kg, _items(questions), label, notes=topics_from(questions))
 
 
 def eval_webqsp(args: argparse.Namespace) -> int:
@@ -187,8 +201,12 @@ def webqsp_gold(
         args,
         _items(questions),
         lambda item: GoldChain(by_id[item.id]),
-        kgqa_scores,
+        ends_as_answers,
         f"{label} planner=gold",
+        notes={
+            "accuracy_is": "reached: a gold answer among the chain's ends (no answer step)",
+            **topics_from(questions),
+        },
     )
 
 

@@ -1,5 +1,7 @@
-"""`readi eval metaqa`: gold paths (the environment alone), offline planners with the oracle
-editor (the paper's Table 3 and, with `--budgets`, Table 9), or a model."""
+"""`readi eval metaqa`: gold paths (the environment alone), offline planners with an oracle
+editor and the scripted answer (the paper's Table 3 and, with `--budgets`, Table 9), or a
+model. Offline runs are scored on the answer step's answers and on the instance ends
+(eval/offline.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,10 @@ from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
-from readi_graph.eval.metrics import kgqa_scores, normalize
+from readi_graph.eval.metrics import kgqa_scores
+from readi_graph.eval.offline import ends_as_answers, ends_scores
+
+answer_among = ends_as_answers  # the name the benchmarks import
 
 
 def add_arguments(metaqa: argparse.ArgumentParser) -> None:
@@ -33,7 +38,13 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
         help="first path from the gold data (gold: instantiation only; empty/corrupt: the "
         "paper's Table 3 settings) or from --model (default: model if --model, else gold)",
     )
-    metaqa.add_argument("--editor", choices=("oracle", "none"), help="offline editor")
+    metaqa.add_argument(
+        "--editor",
+        choices=("oracle", "oracle-all-ids", "none"),
+        help="offline editor: oracle (writes a KG id only where a prompt showed it, else a "
+        "paraphrase: the paper's setting), oracle-all-ids (before issue 24: the whole gold path "
+        "in ids once the missing piece is offered), none (repeats the path)",
+    )
     metaqa.add_argument(
         "--budgets",
         type=lambda text: [int(b) for b in text.split(",")],
@@ -71,15 +82,6 @@ def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     return kg
 
 
-def answer_among(gold: Any, predicted: list[str]) -> dict[str, float]:
-    """Offline runs have no answer model: correct = a gold answer is among the instance ends."""
-    scores = kgqa_scores(gold, predicted)
-    found = {normalize(p) for p in predicted}
-    scores["correct"] = float(any(normalize(g) in found for g in gold))
-    scores["coverage"] = float(all(normalize(g) in found for g in gold))
-    return scores
-
-
 def eval_metaqa(args: argparse.Namespace) -> int:
     from readi_graph.datasets.metaqa import load_questions
 
@@ -103,6 +105,8 @@ def eval_metaqa(args: argparse.Namespace) -> int:
         return evaluate_kg_model(args, kg, items, label)
 
     from readi_graph.datasets.metaqa_offline import OfflineModel
+    from readi_graph.eval.offline import WithEnds
+    from readi_graph.strategies.readi.adapters import adapter_for
 
     delegate = None
     if args.model:  # a real model edits and answers, from the offline first path
@@ -116,21 +120,27 @@ def eval_metaqa(args: argparse.Namespace) -> int:
         from readi_graph.eval.latency import Delayed
 
         model = Delayed(inner=offline, seconds=args.latency)
-    graph = build_graph(kg, model, reply_cache=reply_cache(args) if delegate else None)
+    compiled = build_graph(kg, model, reply_cache=reply_cache(args) if delegate else None)
+    graph = WithEnds(compiled, adapter_for(kg))
 
     def annotate(item: runner.Item, record: runner.Record) -> None:
-        record["feedback"] = offline.feedback(item.input["question"])
+        question = item.input["question"]
+        samples, excluded = offline.outcomes(question)
+        record["feedback"] = samples
+        if excluded:
+            record["feedback_excluded"] = excluded
+        record.update(ends_scores(item.gold, graph.take(question)))
 
-    rule = "hit1" if delegate else "a gold answer among the instance ends (no answer model)"
+    rule = "hit1" if delegate else "hit1 of the scripted answer (datasets/scripted_answer.py)"
     name = f"{label} planner={args.planner} editor={'model' if delegate else editor}"
     if args.budgets:
-        return _sweep(args, items, graph, kgqa_scores if delegate else answer_among, name)
+        return _sweep(args, items, graph, annotate, name)
     return evaluate(
         args,
         items,
         lambda _: graph,
-        kgqa_scores if delegate else answer_among,
-        f"{label} planner={args.planner} editor={'model' if delegate else editor}",
+        kgqa_scores,
+        name,
         # the graph holds the offline model (and --model only as its delegate): runs name none
         context=replace(context_from(args), model=None),
         annotate=annotate,
@@ -139,7 +149,11 @@ def eval_metaqa(args: argparse.Namespace) -> int:
 
 
 def _sweep(
-    args: argparse.Namespace, items: list[Any], graph: Any, scorer: runner.Scorer, label: str
+    args: argparse.Namespace,
+    items: list[Any],
+    graph: Any,
+    annotate: Any,
+    label: str,
 ) -> int:
     """The paper's Table 9: the same questions at each edit budget, one summary per budget."""
     from readi_graph.eval.analyses import budget_sweep, sweep_out
@@ -148,12 +162,13 @@ def _sweep(
         summary = runner.run(
             items,
             lambda _: graph,
-            scorer,
+            kgqa_scores,
             context=ReadiContext(max_edits=budget),
             label=f"{label} max_edits={budget}",
             out=sweep_out(args.out, budget),
             concurrency=args.concurrency,
             asynchronous=args.asynchronous,
+            annotate=annotate,
         )
         print(json.dumps(summary), flush=True)
         return summary

@@ -25,12 +25,13 @@ QUESTION = "Question: "
 PREVIOUS_PATH = "Previous Path: "
 CANDIDATE_RELATIONS = "Candidate Relations: "
 EARLIER_RELATIONS = "Earlier Relations: "
+KNOWLEDGE_TRIPLES = "Knowledge Triples:"  # the KG answer prompt's triples (the offline answer)
 
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "kg_generate": (KG_GENERATE, QUESTION),
     "kg_edit": (KG_EDIT, QUESTION, PREVIOUS_PATH, CANDIDATE_RELATIONS, EARLIER_RELATIONS),
-    "kg_answer": (QUESTION,),
+    "kg_answer": (QUESTION, KNOWLEDGE_TRIPLES),
     "table_generate": (TABLE_GENERATE, QUESTION),
     "table_edit": (QUESTION,),
     "table_answer": (QUESTION,),

@@ -5,8 +5,10 @@
   "EntityName"}]}]}]}`. Gold answers are the union over parses; an answer's name and its
   argument (a mid or a value) are aliases of one another. `InferentialChain` gives a gold path.
 - CWQ (`ComplexWebQuestions_<split>.json`): `[{"ID", "question", "answers": [{"answer",
-  "answer_id", "aliases"}], "sparql"}]`. Topic entities are the `ns:m.*` constants of the SPARQL
-  query, or the `topic_entity` map ({mid: name}) that preprocessed releases add.
+  "answer_id", "aliases"}], "sparql"}]`. The official files have no topic field: topic
+  entities are then the `ns:m.*` constants of the gold SPARQL query, constraint entities
+  included (gold information a model is not given); preprocessed releases (ToG's, Readi's)
+  add a `topic_entity` map ({mid: name}), used when present. `topics_from` says which.
 
 Topic entities are passed by name when the file has one (prompts read better), else by mid.
 """
@@ -33,6 +35,10 @@ class FreebaseQuestion:
     answers: tuple[tuple[str, ...], ...]  # alias groups
     chain: tuple[str, ...] = ()  # WebQSP's inferential chain (gold relations), if any
     kind: str = ""  # CWQ compositionality type
+    topics_from: str = ""  # the dataset field the topics come from, or GOLD_QUERY
+
+
+GOLD_QUERY = "gold SPARQL constants"
 
 
 def _load_json(path: Path) -> Any:
@@ -79,6 +85,7 @@ def load_webqsp(data: str | Path, split: str = "test") -> list[FreebaseQuestion]
                 topic_ids=tuple(m for m in [mid] if m),
                 answers=tuple(groups.values()),
                 chain=tuple(first.get("InferentialChain") or ()),
+                topics_from="TopicEntityMid",
             )
         )
     return questions
@@ -109,6 +116,7 @@ def load_cwq(data: str | Path, split: str = "dev") -> list[FreebaseQuestion]:
                 topic_ids=tuple(ids),
                 answers=answers,
                 kind=str(raw.get("compositionality_type") or ""),
+                topics_from="topic_entity" if named else GOLD_QUERY,
             )
         )
     return questions

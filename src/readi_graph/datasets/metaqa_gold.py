@@ -1,8 +1,10 @@
 """The gold planner: instantiate each question's gold path and check what the KG returns.
 
-No LLM is involved. This measures the environment alone: a faithful instantiation finds every
-gold answer of a correct path (`coverage`), and nothing else (`exact`), at a cost of O(1)
-queries per hop.
+No LLM is involved and there is no answer step: the ends of the walk are the answers. This
+measures the environment alone: a faithful instantiation reaches a gold answer (`reached`, the
+paper's MetaQA "hit"), finds every gold answer of a correct path (`coverage`), and nothing
+else (`exact`), at a cost of O(1) queries per hop; `ends` is how many end nodes it returned.
+A question whose walk raises a readi-graph error is written with it and counts as 0.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from readi_graph.core.base import ReadiError
 from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path
 from readi_graph.environments.kg.instantiation import connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
@@ -22,7 +25,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_qu
 @dataclass
 class GoldResult:
     id: str
-    hit: bool
+    reached: bool
     coverage: bool
     exact: bool
     queries: int
@@ -31,22 +34,30 @@ class GoldResult:
     gold: list[str]
     capped: bool
     retrieved_triples: int = 0  # the triples behind the answers (the paper's #RK)
+    ends: int = 0  # end nodes returned
+    error: str | None = None
 
 
 def run_question(kg: KnowledgeGraph, question: MetaQAQuestion) -> GoldResult:
     start = time.perf_counter()
     with count_queries() as queries:
-        path, bindings = gold_path(question)
-        instance = connect(kg, path, bindings)
-        merged = merge([instance])
-        labels = kg.labels(merged.answers)
+        try:
+            path, bindings = gold_path(question)
+            instance = connect(kg, path, bindings)
+            merged = merge([instance])
+            labels = kg.labels(merged.answers)
+        except ReadiError as exc:  # the run goes on; the question counts as 0
+            ms = (time.perf_counter() - start) * 1000
+            return GoldResult(question.id, False, False, False, queries.n, ms, [],
+                              sorted(set(question.answers)), False,
+                              error=f"{type(exc).__name__}: {exc}")  # fmt: skip
     ms = (time.perf_counter() - start) * 1000
     # MetaQA never counts the topic entity among its own answers.
     predicted = {labels[t] or t.value for t in merged.answers} - {question.topic}
     gold = set(question.answers)
     return GoldResult(
         id=question.id,
-        hit=bool(predicted & gold),
+        reached=bool(predicted & gold),
         coverage=gold <= predicted,
         exact=predicted == gold,
         queries=queries.n,
@@ -55,6 +66,7 @@ def run_question(kg: KnowledgeGraph, question: MetaQAQuestion) -> GoldResult:
         gold=sorted(gold),
         capped=any(h.capped or h.truncated for h in instance.hops),
         retrieved_triples=len(merged.evidence),
+        ends=len(predicted),
     )
 
 
@@ -62,18 +74,22 @@ def run_question(kg: KnowledgeGraph, question: MetaQAQuestion) -> GoldResult:
 class Summary:
     label: str
     n: int = 0
-    hit: int = 0
+    reached: int = 0
     coverage: int = 0
     exact: int = 0
     queries: int = 0
     ms: float = 0.0
     capped: int = 0
     triples: int = 0
+    ends: int = 0
+    errors: int = 0
     ms_all: list[float] = field(default_factory=list)
 
     def add(self, r: GoldResult) -> None:
         self.n += 1
-        self.hit += r.hit
+        self.reached += r.reached
+        self.ends += r.ends
+        self.errors += r.error is not None
         self.coverage += r.coverage
         self.exact += r.exact
         self.queries += r.queries
@@ -88,9 +104,11 @@ class Summary:
         return {
             "run": self.label,
             "n": self.n,
-            "hit": round(self.hit / n, 5),
+            "errors": self.errors,
+            "reached": round(self.reached / n, 5),
             "coverage": round(self.coverage / n, 5),
             "exact": round(self.exact / n, 5),
+            "ends_per_question": round(self.ends / n, 3),
             "queries_per_question": round(self.queries / n, 3),
             "ms_per_question": round(self.ms / n, 3),
             "ms_p95": round(ordered[int(0.95 * (len(ordered) - 1))], 3),
@@ -119,7 +137,8 @@ def evaluate(
         if progress is not None and summary.n % every == 0:
             s = summary.as_dict()
             progress.write(
-                f"[{label}] {s['n']} questions  hit={s['hit']:.4f} coverage={s['coverage']:.4f}"
+                f"[{label}] {s['n']} questions  reached={s['reached']:.4f}"
+                f" coverage={s['coverage']:.4f}"
                 f" exact={s['exact']:.4f} queries/q={s['queries_per_question']}"
                 f" ms/q={s['ms_per_question']}\n"
             )

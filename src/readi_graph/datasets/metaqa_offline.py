@@ -1,24 +1,25 @@
-"""Offline planners and the oracle editor: a chat model that needs no LLM (paper, Table 3).
+"""Offline planners, the oracle editors and the scripted answer: a chat model that needs no
+LLM (paper, Table 3).
 
 It stands where the LLM stands and reads the same prompts, so the real graph (bind, connect,
 diagnose, edit loop, answer node) is what gets measured:
 
-- planner `empty`: the first path has no relations; `corrupt`: the gold path with one relation
-  replaced by a wrong one (position and replacement fixed by the question, so runs repeat).
-- editor `oracle`: repairs the first wrong position of the previous path *only if* the gold
-  relation is among the "Candidate Relations" of the edit prompt, and then writes the whole
-  gold path (a perfect editor knows the rest from the question). Each edit prompt is one
-  feedback sample: did the error message hold what a perfect editor needs (feedback recall)?
-  Editor `none` repeats the previous path (no repair), or a real model can edit (`delegate`).
-- answers: the offline model does not answer; its reply is unreadable on purpose, so the answer
-  node reports the instances' end nodes (the gold planner's rule). A `delegate` model answers.
+- planner `empty`: the first path has no relations; `corrupt`: the gold path (KG ids) with one
+  relation replaced by a wrong one (position and replacement fixed by the question, so runs
+  repeat).
+- editor `oracle`: writes a KG id only where a prompt showed it, else a paraphrase that
+  binding must find (the paper's setting); `oracle-all-ids`: the oracle before issue 24, which
+  writes the whole gold path in ids once the missing piece is offered; `none` repeats the
+  previous path; or a real model edits (`delegate`). The rules and the feedback samples are
+  in `metaqa_oracle.py`: every edit prompt is a sample or a named exclusion.
+- answers: the scripted answer step (`scripted_answer.py`) picks from the triples the answer
+  prompt shows, never from the gold answers. A `delegate` model answers instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -29,31 +30,30 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from readi_graph.core import markers
-from readi_graph.datasets.metaqa import TYPE_RELATIONS, MetaQAQuestion, gold_plan
-from readi_graph.environments.kg.local import METAQA_RELATION
+from readi_graph.datasets.metaqa import TYPE_RELATIONS, MetaQAQuestion
+from readi_graph.datasets.metaqa_oracle import (
+    EditPrompt,
+    Outcome,
+    after,
+    all_ids,
+    gold_ids,
+    gold_steps,
+    shown_only,
+)
+from readi_graph.datasets.scripted_answer import reply as answer_reply
+from readi_graph.datasets.scripted_answer import scripted_answers
 
 Planner = Literal["empty", "corrupt"]
-Editor = Literal["oracle", "none"]
-NO_ANSWER = "(offline planner: no answer model; the instances are the answer)"
+Editor = Literal["oracle", "oracle-all-ids", "none"]
+EDITORS: tuple[str, ...] = ("oracle", "oracle-all-ids", "none")
 RELATIONS = sorted(set(TYPE_RELATIONS.values()))
 
-
-def gold_steps(question: MetaQAQuestion) -> list[str]:
-    """The gold relations as the edit prompt lists them: `name`, or `<- name` backwards."""
-    return [
-        (name if c.direction == "forward" else f"<- {name}")
-        for c in gold_plan(question.qtype)
-        if (name := c.relation.removeprefix(METAQA_RELATION))
-    ]
-
-
-def _name(step: str) -> str:
-    return step.removeprefix("<- ")
+__all__ = ["EDITORS", "OfflineModel", "corrupt", "gold_steps"]
 
 
 def corrupt(question: MetaQAQuestion) -> list[str]:
     """The gold path with one relation replaced by a relation not on the gold path."""
-    names = [_name(s) for s in gold_steps(question)]
+    names = gold_ids(question)
     seed = int(hashlib.sha256(question.question.encode()).hexdigest(), 16)
     position = seed % len(names)
     wrong = [r for r in RELATIONS if r not in names]
@@ -61,19 +61,14 @@ def corrupt(question: MetaQAQuestion) -> list[str]:
     return names
 
 
-def _after(prompt: str, marker: str) -> str:
-    """The rest of the line after the last `marker` (the prompt's own part, after the demos)."""
-    return prompt.rsplit(marker, 1)[-1].split("\n", 1)[0].strip() if marker in prompt else ""
-
-
 class OfflineModel(BaseChatModel):
-    """Plans from the gold data (corrupted or empty) and edits like a perfect editor would."""
+    """Plans from the gold data (corrupted or empty), edits like an oracle, answers by rule."""
 
     questions: dict[str, Any]  # question text -> MetaQAQuestion
     planner: Planner = "corrupt"
     editor: Editor = "oracle"
     delegate: BaseChatModel | None = None  # a real model for edits and answers, if any
-    _feedback: dict[str, list[bool]] = PrivateAttr(default_factory=dict)
+    _outcomes: dict[str, list[Outcome]] = PrivateAttr(default_factory=dict)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
@@ -84,10 +79,16 @@ class OfflineModel(BaseChatModel):
     def _llm_type(self) -> str:
         return f"readi-offline-{self.planner}-{self.editor}"
 
-    def feedback(self, question: str) -> list[bool]:
-        """The feedback samples of one question (taken: each is reported once)."""
+    def outcomes(self, question: str) -> tuple[list[bool], list[str]]:
+        """The edit prompts of one question: (feedback samples, exclusions), taken: each is
+        reported once."""
         with self._lock:
-            return self._feedback.pop(question, [])
+            taken = self._outcomes.pop(question, [])
+        return [o for o in taken if isinstance(o, bool)], [o for o in taken if isinstance(o, str)]
+
+    def feedback(self, question: str) -> list[bool]:
+        """The feedback samples of one question (taken, with its exclusions)."""
+        return self.outcomes(question)[0]
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
@@ -96,13 +97,13 @@ class OfflineModel(BaseChatModel):
         if markers.KG_EDIT in prompt:
             reply = self._edit(prompt)
         elif markers.ANSWER_ONLY_FROM in prompt:
-            reply = self._delegated(prompt) if self.delegate is not None else NO_ANSWER
+            reply = self._delegated(prompt) if self.delegate is not None else self._answer(prompt)
         else:
             reply = self._plan(prompt)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
 
     def _question(self, prompt: str) -> MetaQAQuestion:
-        text = _after(prompt, markers.QUESTION)
+        text = after(prompt, markers.QUESTION)
         if text not in self.questions:
             raise KeyError(f"offline planner: no gold data for question {text!r}")
         question: MetaQAQuestion = self.questions[text]
@@ -115,49 +116,27 @@ class OfflineModel(BaseChatModel):
 
     def _edit(self, prompt: str) -> str:
         q = self._question(prompt)
-        gold = gold_steps(q)
-        previous = _previous(_after(prompt, markers.PREVIOUS_PATH), q.topic)
-        names = [_name(s) for s in gold]
-        wrong = next((i for i, r in enumerate(previous) if i >= len(names) or r != names[i]), None)
-        if wrong is None and len(previous) < len(names):
-            wrong = len(previous)  # a correct prefix: the next gold relation is missing
-        offered = _offered(prompt, wrong)
-        if wrong is not None and wrong < len(gold):
-            with self._lock:
-                self._feedback.setdefault(q.question, []).append(gold[wrong] in offered)
+        shown = EditPrompt.read(prompt, q.topic)
+        path: list[str] | None
+        if self.editor == "oracle-all-ids":
+            path, outcome = all_ids(q, prompt, q.topic)
+        else:
+            path, outcome = shown_only(q, shown)
+        with self._lock:
+            self._outcomes.setdefault(q.question, []).append(outcome)
         if self.delegate is not None:
             return self._delegated(prompt)
-        if self.editor == "none" or wrong is None or wrong >= len(gold):
-            return _path_reply(q.topic, previous)
-        if gold[wrong] not in offered:
-            return _path_reply(q.topic, previous)  # the feedback lacks what is needed
-        return _path_reply(q.topic, names)  # the missing piece was offered: the whole path
+        if self.editor == "none" or path is None:
+            return _path_reply(q.topic, shown.previous)
+        return _path_reply(q.topic, path)
+
+    def _answer(self, prompt: str) -> str:
+        q = self._question(prompt)
+        return answer_reply(scripted_answers(prompt, [q.topic], RELATIONS))
 
     def _delegated(self, prompt: str) -> str:
         assert self.delegate is not None
         return str(self.delegate.invoke([HumanMessage(prompt)]).content)
-
-
-def _offered(prompt: str, wrong: int | None) -> set[str]:
-    """The relations the prompt offers for position `wrong`: that step's "Earlier Relations"
-    when the prompt lists them, else the "Candidate Relations" around the stuck node."""
-    stuck = {c.strip() for c in _after(prompt, markers.CANDIDATE_RELATIONS).split(",")}
-    earlier = _after(prompt, markers.EARLIER_RELATIONS)
-    if wrong is None or not earlier or earlier == "(none)":
-        return stuck
-    for match in re.finditer(r"step (\d+) \(from .*?\): ([^;]*)", earlier):
-        if int(match.group(1)) == wrong + 1:
-            return {c.strip() for c in match.group(2).split(",")}
-    return stuck
-
-
-def _previous(line: str, topic: str) -> list[str]:
-    try:
-        paths = json.loads(line)
-        first = (paths.get(topic) or [topic])[0]
-    except (json.JSONDecodeError, AttributeError, IndexError, TypeError):
-        return []
-    return [r.strip() for r in str(first).split(" -> ")[1:]]
 
 
 def _path_reply(topic: str, relations: list[str]) -> str:

@@ -20,6 +20,9 @@ from readi_graph.strategies.fidelis.pathrag import candidates
 Record = dict[str, Any]
 SWEEP_KEYS = (
     "accuracy",
+    "hit1",
+    "f1",
+    "reached",
     "coverage",
     "llm_calls_per_question",
     "edits_per_question",
@@ -54,21 +57,27 @@ def pathrag_coverage(
 ) -> dict[str, Any]:
     """Is the gold relation (in its direction) among Path-RAG's top-m candidates at each step
     of the gold path? Keywords are the question itself (no planner); the beam end of a step is
-    the first gold node reached by the step before, as a beam on the gold path would hold."""
+    the first gold node reached by the step before, as a beam on the gold path would hold.
+
+    Every step of every question is in the denominator: a step with no beam end (the topic
+    is not in the KG, or the gold walk broke before it) counts as a miss, and
+    `steps_unreached` / `questions_unreached` say how many there were."""
     cutoffs = sorted({1, 3, top_m})
     found = {(a, k): 0 for a in alphas for k in cutoffs}
-    steps = 0
+    steps = unreached = broken = 0
     for q in questions:
         path, bindings = gold_path(q)
+        steps += len(bindings)
         instance = connect(kg, path, bindings)
         ends: list[Term] = [sorted(instance.start.nodes)[0]] if instance.start.found else []
         for position, binding in enumerate(bindings):
             if not ends:
+                unreached += len(bindings) - position
+                broken += 1
                 break
             gold = {(c.relation, c.forward) for c in binding if c.direction != "both"}
             both = [c.relation for c in binding if c.direction == "both"]
             gold |= {(r, f) for r in both for f in (True, False)}
-            steps += 1
             for alpha in alphas:
                 ranked = candidates(kg, ends, q.question, top_m=top_m, alpha=alpha).ranked[0]
                 hits = [(s.relation, s.forward) in gold for s in ranked]
@@ -80,6 +89,8 @@ def pathrag_coverage(
     return {
         "questions": len(questions),
         "steps": steps,
+        "steps_unreached": unreached,
+        "questions_unreached": broken,
         "coverage": {
             f"alpha={a}": {f"top{k}": round(found[(a, k)] / max(steps, 1), 4) for k in cutoffs}
             for a in alphas

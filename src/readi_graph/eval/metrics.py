@@ -5,7 +5,10 @@
 - `hit_lenient`: some gold answer occurs inside some prediction (substring, after
   normalisation), the rule of the published Readi/ToG evaluation scripts. It forgives
   "Paris, France" for "Paris" but also "1990s" for "1990"; report it next to `hit1`, never alone.
-- `f1`: over the sets of normalised predictions and gold answers (an alias counts as its answer).
+- `f1`: over the sets of normalised predictions and gold answers. An alias counts as its
+  answer, once: predictions are matched one to one with gold answers (a maximum matching), so
+  "Obama" and "Barack Obama" for one gold answer are one correct prediction, not two; a second
+  alias of an answer already matched is neither right nor wrong (it names that answer again).
 
 Normalisation: case, accents, punctuation, articles and whitespace, as in SQuAD's scorer.
 """
@@ -51,13 +54,31 @@ def hit_lenient(gold: Sequence[str] | Gold, predicted: Sequence[str]) -> bool:
 
 def f1(gold: Sequence[str] | Gold, predicted: Sequence[str]) -> float:
     groups = as_gold(gold)
-    found = {n for n in map(normalize, predicted) if n}
+    found = sorted({n for n in map(normalize, predicted) if n})
     if not groups or not found:
         return 0.0
-    matched_gold = sum(1 for group in groups if group & found)
-    matched_pred = sum(1 for p in found if any(p in group for group in groups))
-    precision, recall = matched_pred / len(found), matched_gold / len(groups)
+    hits = {p: [i for i, group in enumerate(groups) if p in group] for p in found}
+    matched = _matching(hits)
+    wrong = sum(1 for p in found if not hits[p])  # names no gold answer at all
+    precision, recall = matched / (matched + wrong), matched / len(groups)
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def _matching(hits: dict[str, list[int]]) -> int:
+    """The largest number of (prediction, gold answer) pairs with each side used once
+    (augmenting paths; the sets are small)."""
+    owner: dict[int, str] = {}
+
+    def place(p: str, seen: set[int]) -> bool:
+        for g in hits[p]:
+            if g not in seen:
+                seen.add(g)
+                if g not in owner or place(owner[g], seen):
+                    owner[g] = p
+                    return True
+        return False
+
+    return sum(place(p, set()) for p in hits if hits[p])
 
 
 def kgqa_scores(gold: Sequence[str] | Gold, predicted: Sequence[str]) -> dict[str, float]:

@@ -3,6 +3,10 @@
 Plots follow the paper: edits per question (its Figures 5/8), accuracy per group (hops or
 question type), LLM calls and tokens per question, and instantiation success and progress of
 the first and final paths (its Table 8). matplotlib is the `[report]` extra.
+
+Its figures are the summary's (eval/summary.py): over the questions requested, read from the
+file the runner writes beside the results (`results.requested_path`), or `requested=N` when
+there is none; a question that crashed or never ran counts as 0 in every rate and group.
 """
 
 from __future__ import annotations
@@ -12,8 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.core.base import ReadiError
-from readi_graph.eval.runner import read_results
-from readi_graph.eval.summary import Record, by_group, edits_histogram, summarize
+from readi_graph.eval.results import read_requested, read_results
+from readi_graph.eval.summary import (
+    OVER_N,
+    Record,
+    by_group,
+    edits_histogram,
+    summarize,
+    upgrade,
+    with_missing,
+)
 
 
 def _pyplot() -> Any:
@@ -40,19 +52,32 @@ def _bar(plt: Any, path: Path, labels: list[str], values: list[float], title: st
 
 
 def write_report(
-    results: str | Path, out: str | Path, *, label: str | None = None, traces: int = 500
+    results: str | Path,
+    out: str | Path,
+    *,
+    label: str | None = None,
+    traces: int = 500,
+    requested: int | None = None,
 ) -> Path:
     """Write `out/report.md`, its plots and a trace page per question (the first `traces`);
-    returns the markdown file."""
+    returns the markdown file. `requested`: how many questions the run was asked, when the
+    file of requested questions is not beside the results."""
     source = Path(results)
-    records = read_results(source)
-    if not records:
+    answered = [upgrade(r) for r in read_results(source)]
+    asked = read_requested(source)
+    if not answered and not asked:
         raise ReadiError(f"{source}: no results to report")
+    records = with_missing(answered, asked or [])
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     plt = _pyplot()
-    summary = summarize(records, label=label or str(records[0].get("run", source.stem)))
-    lines = [f"# Evaluation report: {source.name}", "", "| metric | value |", "|---|---|"]
+    name = label or str((answered or [{}])[0].get("run", source.stem))
+    summary = summarize(records, label=name, requested=requested)
+    lines = [f"# Evaluation report: {source.name}", ""]
+    if asked is None and requested is None:
+        lines += [f"(No list of requested questions beside {source.name}: `n` counts the "
+                  "lines in the file; a question that never ran is not counted.)", ""]  # fmt: skip
+    lines += ["| metric | value |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in summary.items() if k != "run"]
 
     edits = edits_histogram(records)
@@ -69,16 +94,18 @@ def write_report(
         _bar(plt, out_dir / "accuracy.png", list(groups), [g["accuracy"] for g in groups.values()],
              f"Accuracy by {group_key}", "accuracy")  # fmt: skip
         lines += ["", f"## Accuracy by {group_key}", "", "![accuracy](accuracy.png)", ""]
-        lines += [f"| {group_key} | n | accuracy | LLM calls/q |", "|---|---|---|---|"]
+        lines += [f"| {group_key} | n | missing | errors | accuracy | LLM calls/q |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
         lines += [
-            f"| {name} | {g['n']} | {g['accuracy']} | {g['llm_calls_per_question']} |"
+            f"| {name} | {g['n']} | {g['missing']} | {g['errors']} | {g['accuracy']} "
+            f"| {g['llm_calls_per_question']} |"
             for name, g in groups.items()
         ]
 
-    _cost_plot(plt, out_dir / "cost.png", records)
+    _cost_plot(plt, out_dir / "cost.png", answered)
     lines += ["", "## LLM calls and tokens per question", "", "![cost](cost.png)"]
 
-    rates = _instantiation_rates(records)
+    rates = _instantiation_rates(summary)
     if rates:
         _bar(plt, out_dir / "instantiation.png", list(rates), list(rates.values()),
              "Instantiation (first and final path)", "rate / mean progress")  # fmt: skip
@@ -130,15 +157,17 @@ def _cost_plot(plt: Any, path: Path, records: list[Record]) -> None:
     plt.close(fig)
 
 
-def _instantiation_rates(records: list[Record]) -> dict[str, float]:
-    rates: dict[str, float] = {}
-    for key, name in (
-        ("first_complete", "first path instantiated"),
-        ("first_progress", "first path progress"),
-        ("final_complete", "final path instantiated"),
-        ("final_progress", "final path progress"),
-    ):
-        values = [float(r[key]) for r in records if key in r]
-        if values:
-            rates[name] = round(sum(values) / len(values), 4)
-    return rates
+def _instantiation_rates(summary: Record) -> dict[str, float]:
+    """The summary's instantiation rates (over the questions requested), named for a plot."""
+    names = {
+        "first_complete": "first path instantiated",
+        "first_progress": "first path progress",
+        "final_complete": "final path instantiated",
+        "final_progress": "final path progress",
+    }
+    fields = dict(OVER_N)
+    return {
+        name: float(summary[fields[key]])
+        for key, name in names.items()
+        if summary.get(fields[key]) is not None
+    }

@@ -5,7 +5,9 @@ written (and flushed) as its question finishes, so a killed run loses at most th
 flight. `resume=True` keeps the lines already written (a torn last line is dropped) and runs
 only the ids not there yet, or there with an error (an endpoint that was down); a fresh run
 refuses to overwrite an existing file. A question whose run raises, or whose environment
-failed, is written with its error and counts as wrong.
+failed, is written with its error and counts as wrong. Beside the results file the runner
+writes what was requested (`requested_path`: the ids with their groups), so a report of a
+killed run counts the questions that never ran as missing, in every rate and group.
 """
 
 from __future__ import annotations
@@ -21,17 +23,22 @@ from typing import IO, Any
 
 from langchain_core.runnables import RunnableLambda
 
-from readi_graph.core.base import ReadiError
 from readi_graph.core.context import ReadiContext
-from readi_graph.eval.summary import summarize
+from readi_graph.eval.results import (
+    ResultsFileError,
+    read_requested,
+    read_results,
+    requested_path,
+    without_failures,
+    write_requested,
+)
+from readi_graph.eval.summary import summarize, with_missing
+
+__all__ = ["Item", "ResultsFileError", "read_requested", "read_results", "requested_path", "run"]
 
 Record = dict[str, Any]
 # (gold, predicted) -> metrics; "correct" (0/1) is the headline accuracy.
 Scorer = Callable[[Any, list[str]], dict[str, float]]
-
-
-class ResultsFileError(ReadiError):
-    """The results file exists and --resume was not given, or it is not JSON lines."""
 
 
 @dataclass
@@ -40,41 +47,6 @@ class Item:
     input: dict[str, Any]
     gold: Any  # answers, or alias groups (see eval.metrics)
     meta: dict[str, Any] = field(default_factory=dict)  # e.g. hops and question type
-
-
-def read_results(path: Path) -> list[Record]:
-    """The complete lines of a results file; a torn last line (a killed write) is cut off."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    records: list[Record] = []
-    keep = 0
-    for line in raw.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break  # the write of this line was interrupted
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ResultsFileError(f"{path}: line {len(records) + 1} is not JSON") from exc
-        keep += len(line)
-    if keep != len(raw):
-        with path.open("r+b") as f:
-            f.truncate(keep)
-    return records
-
-
-def _without_failures(path: Path, records: list[Record]) -> list[Record]:
-    """Resume reruns failed questions: their lines are removed first (atomically), so every
-    id ends up in the file exactly once."""
-    kept = [r for r in records if not r.get("error")]
-    if len(kept) != len(records):
-        scratch = path.with_suffix(path.suffix + ".tmp")
-        scratch.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8"
-        )
-        scratch.replace(path)
-    return kept
 
 
 def instantiation(attempts: Sequence[Record]) -> dict[str, Any]:
@@ -208,12 +180,14 @@ def run(
     thread.
     """
     items = list(items)
+    requested = [{"id": item.id, **item.meta} for item in items]
     path = Path(out) if out else None
     done: list[Record] = []
     if path is not None:
         if path.exists() and path.stat().st_size and not resume:
             raise ResultsFileError(f"{path} exists: pass --resume to continue it, or remove it")
-        done = _without_failures(path, read_results(path)) if resume else []
+        done = without_failures(path, read_results(path)) if resume else []
+        write_requested(path, label, requested)
     finished = {r["id"] for r in done}
     todo = [item for item in items if item.id not in finished]
     wanted = {item.id for item in items}
@@ -242,7 +216,7 @@ def run(
         if sink is not None:
             sink.close()
         bar.close()
-    return summarize(records, label=label, requested=len(items))
+    return summarize(with_missing(records, requested), label=label, requested=len(items))
 
 
 async def _run_async(
