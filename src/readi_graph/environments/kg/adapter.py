@@ -196,9 +196,11 @@ class KGAdapter:
 
     def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
         """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
-        the newer one, which the edit meant as an improvement."""
+        the newer one, which the edit meant as an improvement. An edit that walked nothing
+        from a topic (an unreadable reply) keeps its earlier instance."""
         earlier = {r["path"]["topic"]: r for r in previous}
-        kept = []
+        walked = {r["path"]["topic"] for r in current}
+        kept = [r for topic, r in earlier.items() if topic not in walked]
         for record in current:
             old = earlier.get(record["path"]["topic"])
             better = old is not None and _rank(self.kg, instance_from(old)) > _rank(
