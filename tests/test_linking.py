@@ -27,6 +27,8 @@ The Searchers|directed_by|John Ford
 Red River|starred_actors|John Wayne
 River Queen|starred_actors|Temuera Morrison
 Amélie|directed_by|Jean-Pierre Jeunet
+Desperate Hours|directed_by|Michael Cimino
+The Desperate Hours|directed_by|William Wyler
 """
 
 
@@ -98,12 +100,23 @@ def test_overlapping_names_of_one_length_are_another_reading(kg: KnowledgeGraph)
     assert found.ambiguous and '"River Queen"' in found.notes[1]
 
 
+def test_lower_case_stopwords_at_the_edges_belong_to_the_question(kg: KnowledgeGraph) -> None:
+    found = kg.link_topic_entities("who directed the Desperate Hours")
+    (mention,) = found.mentions  # not "the Desperate Hours", but that reading is noted
+    assert mention.entity == "Desperate Hours" and mention.others == ("the Desperate Hours",)
+    assert kg.link_topic_entities("who directed The Desperate Hours").entities == [
+        "The Desperate Hours"
+    ]
+
+
 def test_bracketed_names_and_ids_are_taken_as_marked(kg: KnowledgeGraph) -> None:
     iri = metaqa_iri("Jaws")
     found = kg.link_topic_entities(f"who directed Jaws [{iri}] and what else")
     assert found.entities == [f"Jaws [{iri}]"]  # one entity: the name and its id
     assert kg.resolve(found.entities[0]).nodes[0].value == iri
     assert kg.link_topic_entities(f"who directed <{iri}>").entities == [f"Jaws [{iri}]"]
+    again = kg.link_topic_entities(f"who directed <{iri}>, the film Jaws")  # one node, once
+    assert again.entities == [f"Jaws [{iri}]"]
     # a marked name wins over common words and is enough
     assert kg.link_topic_entities("which film stars [In Time]").entities == ["In Time"]
     unknown = kg.link_topic_entities("who directed [Nope] Jaws")  # unknown marks are ignored
@@ -192,3 +205,31 @@ def test_given_topic_entities_win_and_none_found_costs_no_call(strategy: str) ->
     assert none["topic_entities"] == [] and none["notes"] == [linking.NONE_FOUND]
     assert "no topic entity was given or found in the question" in none["answer"]
     assert none["answers"] == [] and not none["grounded"]
+
+
+def test_bench_linking_counts_over_every_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`readi bench linking` on a made-up MetaQA layout: the brackets are removed before
+    linking, and each rate is over all questions asked."""
+    import json
+
+    from readi_graph.cli import main
+
+    (tmp_path / "kb.txt").write_text(KB + "Stars|directed_by|Nobody\n", encoding="utf-8")
+    (tmp_path / "1-hop" / "vanilla").mkdir(parents=True)
+    questions = [
+        "who directed [Jaws]\tSteven Spielberg",  # right
+        "who stars in [Time Changer]\tGavin MacLeod",  # right (not "in Time")
+        "who stars in [Her]\tJoaquin Phoenix",  # wrong: "stars", a word, beats "Her"
+        "[Red River] Queen actors\tJohn Wayne",  # right, with another reading
+    ]
+    (tmp_path / "1-hop" / "vanilla" / "qa_dev.txt").write_text("\n".join(questions) + "\n")
+    (tmp_path / "1-hop" / "qa_dev_qtype.txt").write_text("movie_to_director\n" * 4)
+    for mode in ([], ["--as-endpoint"]):
+        assert main(["bench", "linking", "--data", str(tmp_path), "--hops", "1", *mode]) == 0
+        result = json.loads(capsys.readouterr().out)["linking"]["1-hop"]
+        assert result["n"] == 4 and result["exact"] == 0.75 == result["gold_linked"]
+        assert result["ambiguous"] == 0.25 and result["none"] == 0 and result["extra"] == 0
+        miss = {"question": "who stars in Her", "gold": "Her", "linked": ["Stars"]}
+        assert result["misses"] == [miss]
