@@ -18,6 +18,7 @@ look-ups an endpoint gets instead of the embedded store's label scan).
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -88,5 +89,7 @@ def bench_linking(
     for h in hops:
         questions = load_questions(data, h, split)
         chosen = (q for i, q in enumerate(questions) if limit is None or i < limit)
-        results[f"{h}-hop"] = link_questions(kg, chosen)
+        results[f"{h}-hop"] = row = link_questions(kg, chosen)
+        print(f"readi bench linking: {h}-hop, {row['n']} questions, exact {row['exact']:.4f}",
+              file=sys.stderr, flush=True)  # fmt: skip
     return results
