@@ -110,9 +110,61 @@ def test_ask_over_a_table(
     assert "Answers: ['2001']" in captured.out and len(prompts) == 2
 
 
-def test_ask_over_a_kg_needs_an_entity(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ask", "who directed Forrest Gump"]) == 2
-    assert "--entity" in capsys.readouterr().err
+def _zemeckis_model(prompt: str) -> str:
+    """Plans from the topic entity it is given; answers with the films in the evidence."""
+    import re
+
+    from readi_graph.core import markers
+
+    if markers.GENERATE in prompt:
+        topic = json.loads(prompt.split("Topic Entities: ")[-1].splitlines()[0])[0]
+        return f'Path: {{"{topic}": ["{topic} -> directed"]}}'
+    films = sorted(set(re.findall(r"\(([^,()]+), directed_by, Robert Zemeckis\)", prompt)))
+    return "{" + "|".join(films) + "}"
+
+
+def test_ask_finds_the_topic_entity_in_the_question(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from readi_graph.demo import DEMO_KB
+
+    from openai_stub import openai_stub
+
+    with openai_stub(_zemeckis_model) as (base_url, prompts):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        code = main(["ask", "--model", "stub", "which films did Robert Zemeckis direct"])
+    assert code == 0 and len(prompts) == 2  # plan, answer: the path instantiated
+    captured = capsys.readouterr()
+    assert "[generate] Robert Zemeckis -> directed" in captured.err
+    assert "topic entities found in the question: Robert Zemeckis" in captured.err
+    assert 'Note: No topic entity was given; found in the question: "Robert Zemeckis".' in (
+        captured.out
+    )
+    films = sorted(
+        line.split("|")[0]
+        for line in DEMO_KB.read_text(encoding="utf-8").splitlines()
+        if line.endswith("|directed_by|Robert Zemeckis")
+    )
+    assert f"Answers: {films}  (grounded: True)" in captured.out
+
+
+def test_ask_entity_wins_and_none_found_is_said_plainly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openai_stub import openai_stub
+
+    with openai_stub(_zemeckis_model) as (base_url, prompts):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        args = ["ask", "--model", "stub", "--entity", "Tom Hanks"]
+        assert main([*args, "which films did Robert Zemeckis direct"]) == 0
+        assert 'Topic Entities: ["Tom Hanks"]' in prompts[0]
+        assert "[generate] Tom Hanks -> directed" in capsys.readouterr().err
+        calls = len(prompts)
+        assert main(["ask", "--model", "stub", "what is the capital of Peru"]) == 1
+        assert len(prompts) == calls  # nothing to plan from: no model call
+    captured = capsys.readouterr()
+    assert "no topic entity was found in the question; name one with --entity" in captured.err
+    assert "Note: No topic entity was given and none was found in the question" in captured.out
 
 
 def test_eval_wtq_writes_lines_and_a_summary(

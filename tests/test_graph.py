@@ -133,9 +133,12 @@ def test_unparseable_answer_falls_back_to_the_instances(kg: KnowledgeGraph) -> N
     assert out["answers"] == ["Greek"] and out["grounded"] and out["answer"] == "Greek, I think."
 
 
-def test_missing_topic_entities_is_a_typed_error(kg: KnowledgeGraph) -> None:
-    with pytest.raises(InputError, match="topic_entities"):
-        build_graph(kg, scripted("x")).invoke({"question": "who?"}, LIMIT)
+def test_a_missing_question_is_a_typed_error(kg: KnowledgeGraph) -> None:
+    with pytest.raises(InputError, match="question"):
+        build_graph(kg, scripted("x")).invoke({"question": "  "}, LIMIT)
+    # missing topic entities are looked for in the question (tests/test_linking.py)
+    out = build_graph(kg, scripted("x")).invoke({"question": "who?"}, LIMIT)
+    assert out["topic_entities"] == [] and out["usage"]["llm_calls"] == 0
 
 
 def test_transient_model_errors_are_retried(kg: KnowledgeGraph) -> None:

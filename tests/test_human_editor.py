@@ -62,6 +62,17 @@ def test_text_replies_unreadable_replies_and_the_budget() -> None:
     assert "__interrupt__" not in last and last["edits"] == 2
 
 
+def test_an_empty_reply_ends_editing_and_answers_from_the_walk_so_far() -> None:
+    graph = _graph()
+    config = {"configurable": {"thread_id": "stop"}}
+    graph.invoke(ZWICK, config, context=HUMAN)  # type: ignore[attr-defined]
+    out = graph.invoke(Command(resume=""), config, context=HUMAN)  # type: ignore[attr-defined]
+    assert "__interrupt__" not in out and out["edits"] == 0  # no edit spent
+    assert out["usage"]["human_stops"] == 1 and "human_edits" not in out["usage"]
+    assert ["My Big Fat Greek Wedding", "directed_by", "Joel Zwick"] in out["evidence"]
+    assert any("deepest partial walk" in n for n in out["notes"])
+
+
 def test_a_person_edits_a_table_plan(tmp_path: Path) -> None:
     csv = tmp_path / "t.csv"
     csv.write_text("Year,League\n2001,USL A-League\n2002,USL A-League\n2005,USL First Division\n")

@@ -77,3 +77,22 @@ def test_literal_frontiers_work_remotely(virtuoso_kg: KnowledgeGraph) -> None:
     }
     back = virtuoso_kg.expand([year], [], [METAQA_RELATION + "release_year"])
     assert gump[0] in {e.target for e in back.edges}
+
+
+def test_entity_linking_over_http_agrees_with_the_embedded_store(
+    virtuoso_kg: KnowledgeGraph, metaqa_kg: KnowledgeGraph, metaqa_dir: Path
+) -> None:
+    """Topic entities found in MetaQA questions (brackets removed) with the bounded look-ups
+    an endpoint gets are those the embedded store's label scan finds."""
+    from readi_graph.environments.kg.names import NAMES_CHUNK, NAMES_LIMIT
+    from readi_graph.eval.linking import bare
+
+    for hops in (1, 2, 3):
+        for question in itertools.islice(load_questions(metaqa_dir, hops, "dev"), 0, 3000, 300):
+            text = bare(question.question)
+            with count_queries() as queries:
+                remote = virtuoso_kg.link_topic_entities(text)
+            assert remote.entities == metaqa_kg.link_topic_entities(text).entities
+            assert remote.entities == [question.topic]
+            look_ups = -(-NAMES_LIMIT // NAMES_CHUNK)
+            assert queries.n <= look_ups + 4 * len(remote.mentions)  # + resolving each one

@@ -21,12 +21,20 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--kg", help="RDF file, MetaQA kb.txt or SPARQL endpoint (default: demo)")
     source.add_argument("--table", help="CSV or Parquet file")
     asking.add_argument(
-        "--entity", action="append", help="topic entity of a KG question (repeatable)"
+        "--entity",
+        action="append",
+        help="topic entity of a KG question (repeatable; default: found in the question)",
     )
     asking.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
     asking.add_argument("--max-edits", type=int, default=4)
     asking.add_argument("--strategy", choices=strategies.names(), default="readi")
     asking.add_argument("--show", type=int, default=20, help="evidence items to print")
+    asking.add_argument(
+        "--editor",
+        choices=("model", "human"),
+        default="model",
+        help="who edits a stuck path; human: you, from the terminal (empty line: stop editing)",
+    )
     asking.set_defaults(func=ask.run)
 
     scoring = commands.add_parser("score", help="score predictions with a benchmark's metric")

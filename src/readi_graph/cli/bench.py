@@ -92,6 +92,14 @@ def _pathrag_subgraphs(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_linking(args: argparse.Namespace) -> int:
+    from readi_graph.eval.linking import bench_linking as measure
+
+    result = measure(args.data, args.hops, args.split, args.limit, as_endpoint=args.as_endpoint)
+    print(json.dumps({"linking": result}))
+    return 0
+
+
 def add_parsers(commands: Any) -> None:
     bench = commands.add_parser("bench", help="measure parts of the pipeline without an LLM")
     kinds = bench.add_subparsers(dest="bench", required=True)
@@ -130,6 +138,20 @@ def add_parsers(commands: Any) -> None:
     )
     pathrag.add_argument("--top-m", type=int, default=10)
     pathrag.set_defaults(func=bench_pathrag)
+
+    linking = kinds.add_parser(
+        "linking", help="entity linking: the topic entity found in a MetaQA question = gold?"
+    )
+    linking.add_argument("--data", required=True, help="MetaQA directory")
+    linking.add_argument("--hops", type=int, nargs="+", choices=(1, 2, 3), default=[1, 2, 3])
+    linking.add_argument("--split", default="dev")
+    linking.add_argument("--limit", type=int, default=None, help="first N questions per hop")
+    linking.add_argument(
+        "--as-endpoint",
+        action="store_true",
+        help="no label scan: the bounded look-ups an endpoint gets (counts queries)",
+    )
+    linking.set_defaults(func=bench_linking)
 
     report = commands.add_parser("report", help="markdown report with plots from results")
     report.add_argument("results", help="JSON lines written by `readi eval --out`")

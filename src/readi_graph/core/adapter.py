@@ -40,7 +40,9 @@ class Adapter(Protocol):
     native_async: bool
 
     def prepare(self, state: ReadiState) -> Record:
-        """Check the input (raise `InputError`); return state updates (e.g. cleaned names)."""
+        """Check the input (raise `InputError`); return state updates (e.g. cleaned names, or
+        topic entities found in the question). A `plan` among them settles the plan without a
+        model call (a KG question in which no topic entity was found has nothing to plan)."""
         ...
 
     def generate_values(self, state: ReadiState) -> dict[str, str]: ...

@@ -50,6 +50,7 @@ class ReadiOutput(TypedDict, total=False):
     grounded: bool  # every answer is a node of the evidence
     path: list[str]  # the final reasoning path, `Entity -> relation -> ...`
     notes: list[str]  # every caveat the answer model was told (unmet constraints, caps, ...)
+    topic_entities: list[str]  # those given, or those found in the question (KG)
     edits: int  # edit calls spent
     usage: Record  # llm_calls, prompt_tokens, completion_tokens, queries, ms per node, and
     # plans / plans_unreadable / answers / answers_unreadable (how often model output parsed)
@@ -63,6 +64,9 @@ class RunState(TypedDict, total=False):
 
     question: str
     topic_entities: list[str]
+    # KG questions without topic entities: what was found in the question (entities,
+    # mentions, notes; see environments/kg/linking.py), else None
+    linking: Record | None
     failure: str | None  # the environment failed: the run ends with an answer that says so
     attempts: Annotated[list[Record], add_attempts]
     usage: Annotated[Record, add_usage]
@@ -89,3 +93,4 @@ class ReadiState(RunState, total=False):
     best_instances: list[Record]
     diagnosis: DiagnosisRecord | None
     edits_used: int
+    editor_done: bool  # a person ended editing (an empty reply): the next step answers

@@ -15,6 +15,7 @@ from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
 from readi_graph.core.text import normalize_name
+from readi_graph.environments.kg import linking
 from readi_graph.environments.kg.diagnosis import diagnose
 from readi_graph.environments.kg.instantiation import Instance, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
@@ -88,13 +89,12 @@ class KGAdapter:
         self.native_async = kg.native_async
 
     def prepare(self, state: ReadiState) -> Record:
+        """Given topic entities, else those found in the question (none: no plan, no call)."""
         question = (state.get("question") or "").strip()
-        topics = [t for t in state.get("topic_entities") or [] if t.strip()]
-        if not question or not topics:
-            raise InputError(
-                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
-            )
-        return {"topic_entities": topics}
+        if not question:
+            raise InputError('a KG question needs {"question": "..."} (topic entities optional)')
+        updates = linking.topic_entities_for(self.kg, question, state.get("topic_entities"))
+        return updates if updates["topic_entities"] else {**updates, "plan": {}}
 
     def generate_values(self, state: ReadiState) -> dict[str, str]:
         topics = state.get("topic_entities") or []
@@ -196,9 +196,11 @@ class KGAdapter:
 
     def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
         """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
-        the newer one, which the edit meant as an improvement."""
+        the newer one, which the edit meant as an improvement. An edit that walked nothing
+        from a topic (an unreadable reply) keeps its earlier instance."""
         earlier = {r["path"]["topic"]: r for r in previous}
-        kept = []
+        walked = {r["path"]["topic"] for r in current}
+        kept = [r for topic, r in earlier.items() if topic not in walked]
         for record in current:
             old = earlier.get(record["path"]["topic"])
             better = old is not None and _rank(self.kg, instance_from(old)) > _rank(
@@ -208,6 +210,8 @@ class KGAdapter:
         return kept
 
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
+        if not state.get("topic_entities"):  # none given, none found: no edit can help
+            return linking.no_topic_entity()
         return diagnose(
             self.kg,
             state["question"],
@@ -237,6 +241,7 @@ class KGAdapter:
         chosen = state.get("best_instances") or state.get("instances") or []
         instances = [instance_from(r) for r in chosen]
         nodes, triples, notes = _evidence(instances)
+        notes = linking.linking_notes(state) + notes
         triples = triples + compound_facts(self.kg, triples)
         evidence = labelled_triples(self.kg, triples)
         labels = self.kg.labels(nodes)

@@ -20,6 +20,7 @@ from readi_graph.core.text import local_name
 from readi_graph.environments.kg import sparql
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.edges import Backend, Edge, Expansion
+from readi_graph.environments.kg.linking import Linking, link
 from readi_graph.environments.kg.local import (
     RdflibBackend,
     load_file,
@@ -238,3 +239,12 @@ class KnowledgeGraph(KGReads):
         reports it to the LLM.
         """
         return self.names.resolve(name)
+
+    def link_topic_entities(self, question: str) -> Linking:
+        """The topic entities named in `question`, for a caller who gave none: the longest
+        spans that are labels (or aliases) of nodes, up to case and accents, and ids written
+        as `Name [id]`; bounded look-ups on an endpoint. `Linking.entities` resolve with
+        `resolve`; `Linking.notes` say what was found, what was ambiguous, or that nothing
+        was (see `environments/kg/linking.py`). Every KG strategy calls it when
+        `topic_entities` is empty (`linking.topic_entities_for`)."""
+        return link(self, question)

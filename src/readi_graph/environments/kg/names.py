@@ -29,6 +29,8 @@ Ask = Callable[[str], bool]
 _PREFIXED = re.compile(r"^([A-Za-z][\w-]*):([^\s:/<>#]+)$")  # wd:Q42, ns:m.0d3k14
 _NAMED_ID = re.compile(r"^(.*\S)\s*\[([^\[\]\s]+)\]$")  # Barack Obama [m.02mjmr]
 LOOKUP_CAP = 200  # nodes read per name lookup, in IRI order, before ranking by degree
+NAMES_CHUNK = 250  # spellings looked up per query when finding names in a question
+NAMES_LIMIT = 2_000  # spellings looked up per question on an endpoint (8 queries at most)
 Match = Literal["iri", "exact", "alias", "normalized", "none"]
 
 
@@ -177,6 +179,39 @@ class Names:
         if nodes:
             return self._ranked(name, nodes, "normalized")
         return Resolution(name, (), "none")
+
+    # --- names in running text (entity linking, see linking.py) ------------------------------
+    def named(self, phrases: Sequence[str]) -> set[str]:
+        """The normalized forms (`normalize_name`) of those `phrases` that are a label or alias
+        of some node up to case and accents: from the scan on an embedded store; on an
+        endpoint by looking up the usual spellings of the phrases, in the order given, at most
+        `NAMES_LIMIT` of them, `NAMES_CHUNK` to a query (an endpoint cannot be scanned)."""
+        keys = {normalize_name(p) for p in phrases}
+        if self.scan_labels:
+            index = self._normalized_index()
+            return {k for k in keys if k in index}
+        s = self.settings
+        spellings = list(dict.fromkeys(v for p in phrases for v in _variants(p)))[:NAMES_LIMIT]
+        found: set[str] = set()
+        for chunk in sparql.chunked(spellings, NAMES_CHUNK):
+            query = sparql.names_query(chunk, s.label_predicates + s.alias_predicates, s.languages)
+            found.update(normalize_name(r["l"].value) for r in self._select(query) if "l" in r)
+        return found & keys
+
+    def spellings(self, name: str) -> set[str]:
+        """The labels and aliases equal to `name` up to case and accents (at most
+        `LOOKUP_CAP` nodes read): a name the question wrote in lower case may also be a
+        differently cased node ("robert zemeckis", a tag, and "Robert Zemeckis", a person)."""
+        key = normalize_name(name)
+        if self.scan_labels:
+            nodes = self._normalized_index().get(key, [])[:LOOKUP_CAP]
+            found = self.labels(nodes).values()  # (an alias match shows its node's label)
+            return {label for label in found if label and normalize_name(label) == key}
+        s = self.settings
+        predicates = s.label_predicates + s.alias_predicates
+        query = sparql.lookup_query(_variants(name), predicates, s.languages, LOOKUP_CAP)
+        rows = self._select(query)
+        return {r["l"].value for r in rows if "l" in r and normalize_name(r["l"].value) == key}
 
     def _by_iri(self, name: str, iri: str) -> Resolution | None:
         node = Term.iri(iri)

@@ -208,6 +208,20 @@ def lookup_query(
     )
 
 
+def names_query(
+    names: Sequence[str], label_predicates: Sequence[str], languages: Sequence[str]
+) -> str:
+    """Which of `names` are the label of some node (plain or language-tagged): one row per
+    label found, never per node, so a name shared by a million nodes costs one row."""
+    candidates = [literal(n) for n in names]
+    candidates += [literal(n, lang=lang) for n in names for lang in languages]
+    branches = union(f"?x {iri_ref(p)} ?l ." for p in label_predicates)
+    return (
+        f"SELECT DISTINCT ?l WHERE {{ {values('l', candidates)} {branches} }} "
+        f"LIMIT {len(candidates)}"
+    )
+
+
 def degree_query(nodes: Sequence[Term]) -> str:
     """The number of triples touching each node (homonyms are ranked by it)."""
     frontier = values("x", (sparql_term(n) for n in nodes))

@@ -15,7 +15,9 @@ def describe(node: str, update: Update, environment: str = "kg") -> str:
         plan = update.get("plan") or {}
         return f"keywords {plan.get('keywords')}; statement {plan.get('statement')!r}"
     if node == "expand":
-        step = (update.get("attempts") or [{}])[-1]
+        if not update.get("attempts"):
+            return "nothing to expand: no beam"
+        step = update["attempts"][-1]
         return f"step {step.get('step')}: {step.get('candidates')} candidates"
     if node in ("select", "verify"):
         verified = update.get("finished")

@@ -20,6 +20,7 @@ from readi_graph.core.parsing import OutputParseError, parse_answer
 from readi_graph.core.prompts import instruction, render
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.linking import linking_notes, topic_entities_for
 from readi_graph.strategies.fidelis import beams
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -32,24 +33,26 @@ State = dict[str, Any]
 def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     def plan(state: State) -> Steps:
         question = (state.get("question") or "").strip()
-        topics = [t for t in state.get("topic_entities") or [] if t.strip()]
-        if not question or not topics:
-            raise InputError(
-                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
-            )
+        if not question:
+            raise InputError('a KG question needs {"question": "..."} (topic entities optional)')
         with Meter("plan") as meter:
-            prompt = render(
-                "fidelis_plan",
-                question=question,
-                topic_entities=json.dumps(topics, ensure_ascii=False),
-            )
-            reply = meter.llm((yield prompt, None))
-            meter.count("plans")
-            try:
-                planned = parse_plan(reply.text)
-            except OutputParseError:  # search on with the question itself as the keywords
-                meter.count("plans_unreadable")
-                planned = {"keywords": [question], "steps": [], "statement": ""}
+            # the given topic entities, else those found in the question
+            given = state.get("topic_entities")
+            found = guarded(meter, lambda: topic_entities_for(kg, question, given))
+            topics: list[str] = found.get("topic_entities") or []
+            planned = {"keywords": [question], "steps": [], "statement": ""}
+            if topics:  # none found: nothing to search from, no call
+                prompt = render(
+                    "fidelis_plan",
+                    question=question,
+                    topic_entities=json.dumps(topics, ensure_ascii=False),
+                )
+                reply = meter.llm((yield prompt, None))
+                meter.count("plans")
+                try:
+                    planned = parse_plan(reply.text)
+                except OutputParseError:  # search on with the question itself as the keywords
+                    meter.count("plans_unreadable")
             starts: list[beams.Beam] = []
 
             def resolve() -> dict[str, Any]:
@@ -60,10 +63,13 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                     starts.extend(beams.start(topic, n, shown[n]) for n in nodes)
                 return {"failure": None, "error": None}  # a new run starts clean
 
-            failed = guarded(meter, resolve)
+            failed = (
+                {"failure": found["failure"]} if "failure" in found else guarded(meter, resolve)
+            )
         return {
             **failed,
             "topic_entities": topics,
+            "linking": found.get("linking"),
             "plan": planned,
             "beams": starts,
             "finished": [],
@@ -79,7 +85,7 @@ def make_expand(kg: KnowledgeGraph) -> Node:
     def expand(state: State) -> dict[str, Any]:
         ctx = run_settings(FidelisContext)
         active: list[beams.Beam] = state.get("beams") or []
-        if state.get("failure"):
+        if state.get("failure") or not active:  # no topic entity found: nothing to expand
             return {"candidates": []}
         with Meter("expand") as meter:
             plan = state.get("plan") or {}
@@ -185,7 +191,8 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 steps = state.get("attempts") or [{}]
                 topics = ", ".join(state.get("topic_entities") or [])
                 why = ("the search found no path" if steps[0].get("beams")
-                       else f"no topic entity was found ({topics})")  # fmt: skip
+                       else f"no topic entity was found ({topics})" if topics
+                       else "no topic entity was given or found in the question")  # fmt: skip
                 text, answers = f"The knowledge graph gave no evidence: {why}.", list[str]()
             else:
                 prompt = render(
@@ -210,6 +217,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             "evidence": evidence,
             "grounded": grounded(answers, known),
             "path": [beams.text(b) for b in kept],
+            "notes": linking_notes(state),
             "edits": 0,
             "usage": meter.usage,
         }

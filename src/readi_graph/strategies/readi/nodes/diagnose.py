@@ -34,7 +34,7 @@ def route_after_diagnose(
 ) -> Literal["edit", "answer"]:
     """Edit only when necessary: something is wrong and the edit budget is not spent. A failed
     environment goes straight to the answer, which reports it (editing cannot help)."""
-    if state.get("failure"):
+    if state.get("failure") or state.get("editor_done"):  # failed, or the person is done
         return "answer"
     diagnosis = state.get("diagnosis")
     reasons = diagnosis["reasons"] if diagnosis else []

@@ -5,7 +5,9 @@ A human edit pauses the run with `interrupt()`: the payload is what the model wo
 (the numbered errors, the half-way instances, the candidate relations, the whole prompt), and
 `Command(resume=...)` brings the corrected path in any form the model may write (JSON, a
 `Path:` line, a bare `Entity -> relation` chain) or as a dict `{topic: [path, ...]}`. The edit
-budget applies alike; an unreadable reply becomes edit feedback, as for a model.
+budget applies alike; an unreadable reply becomes edit feedback, as for a model. An empty
+reply (`Command(resume="")`) ends editing: no edit is spent, and the run answers from the best
+instances found so far.
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
             values = adapter.edit_values(state)
             prompt = render(adapter.prompts["edit"], settings.prompt_budget, **values)
             if settings.editor == "human":
-                plan, error = human_edit(meter, adapter, state, values, prompt)
+                reply = human_edit(meter, adapter, state, values, prompt)
             else:
-                plan, error = yield from request_plan(meter, adapter, state, prompt, editing=True)
+                reply = yield from request_plan(meter, adapter, state, prompt, editing=True)
+        if reply is None:  # the person ended editing: the same plan once more, then answer
+            return {"editor_done": True, "usage": meter.usage}
+        plan, error = reply
         return {
             "plan": plan,
             "parse_error": error,
@@ -49,8 +54,8 @@ def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
 
 def human_edit(
     meter: Meter, adapter: Adapter, state: ReadiState, values: dict[str, str], prompt: str
-) -> tuple[dict[str, Any], str | None]:
-    """Pause for a person; read their path like a model's reply."""
+) -> tuple[dict[str, Any], str | None] | None:
+    """Pause for a person; read their path like a model's reply (None: they ended editing)."""
     reply = interrupt(
         {
             "kind": HUMAN_EDIT,
@@ -58,9 +63,13 @@ def human_edit(
             **values,  # question, previous path, errors, instances, candidates, ...
             "prompt": prompt,
             "reply_format": 'a path per topic entity, e.g. {"Topic": ["Topic -> relation -> '
-            'relation"]} (tables: Chosen Headers: [...] / Constraints: {...})',
+            'relation"]} (tables: Chosen Headers: [...] / Constraints: {...}); an empty reply '
+            "ends editing (the answer uses what was found)",
         }
     )
+    if reply is None or (isinstance(reply, str) and not reply.strip()):
+        meter.count("human_stops")
+        return None
     meter.count("human_edits")
     if isinstance(reply, dict) and ("headers" in reply or "path" in reply):
         text = json.dumps(reply, ensure_ascii=False)  # a table plan, or {"path": {...}}

@@ -1,0 +1,293 @@
+"""Topic entities found in the question when the caller names none (entity linking).
+
+Every KG strategy starts from topic entities. When a question comes without them, the KG's
+own names are looked for in its text: every span of up to `SPAN_TOKENS` words that is a label
+or alias of a node up to case and accents (`Names.named`: the embedded store's label scan, or
+bounded look-ups of the spans' usual spellings on an endpoint). The longest spans win, among
+the most name-like found: questions are full of words that some node is named after, so a
+single lower-case word ("film", "fall") counts only when no capitalized or longer name is
+found, and a span of stopwords or numbers only ("Her", "1941") only when nothing else is.
+A span in [brackets] is taken as marked, and may be an id or IRI (`Forrest Gump [m.0bdjd]`,
+`<http://...>`). Each chosen span then resolves like a given topic entity (`Names.resolve`:
+exact label first), so linking finds what `--entity` would.
+
+What was found, what was ambiguous (another spelling, an overlapping reading, homonyms) and
+"nothing found" are notes for the output; nothing here raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from readi_graph.core.diagnosis import Diagnosis, Reason
+from readi_graph.core.text import normalize_name
+from readi_graph.environments.kg.names import Resolution
+
+if TYPE_CHECKING:
+    from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+
+SPAN_TOKENS = 16  # words in the longest name looked for
+MAX_TOKENS = 64  # words of the question read
+MAX_MARKED = 8  # [bracketed] or <IRI> spans read
+_TOKEN = re.compile(r"\S+")
+_MARKED = re.compile(r"\[([^\[\]]{1,300})\]|<([^<>\s]{1,1000})>")
+_WORD = re.compile(r"\w+")
+_EDGES = "\"'“”‘’«»()[]{}<>"
+_ENDS = ",;:!?."
+STOPWORDS = frozenset(
+    """a an the and or but nor of in on at to for from by with about as into onto over under
+    than then that this these those it its is are was were be been being am do does did done
+    have has had having what which who whom whose when where why how there here not no yes
+    all any some each other such so very can could will would shall should may might must
+    i me my we our you your he him his she her they them their also same both either neither
+    one ones s""".split()
+)
+NONE_FOUND = (
+    "No topic entity was given and none was found in the question (no part of it is a name in "
+    "the knowledge graph); give the topic entities (`topic_entities`, or --entity)."
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span of the question taken as a topic entity."""
+
+    text: str  # the words of the question
+    entity: str  # the topic entity handed to the strategy (the KG's spelling, or `Name [id]`)
+    start: int  # character offsets in the question
+    end: int
+    resolution: Resolution
+    others: tuple[str, ...] = ()  # other readings: spellings, overlapping names
+
+    @property
+    def nodes(self) -> int:
+        """How many nodes the name matched (homonyms)."""
+        return max(self.resolution.matched, len(self.resolution.nodes))
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.others) or self.nodes > 1
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "entity": self.entity,
+            "start": self.start,
+            "end": self.end,
+            "nodes": self.nodes,
+            "others": list(self.others),
+        }
+
+
+@dataclass(frozen=True)
+class Linking:
+    """The topic entities found in one question, and what the output should say about them."""
+
+    question: str
+    mentions: tuple[Mention, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def entities(self) -> list[str]:
+        return [m.entity for m in self.mentions]
+
+    @property
+    def ambiguous(self) -> bool:
+        return any(m.ambiguous for m in self.mentions)
+
+    def record(self) -> dict[str, Any]:
+        """JSON for the graph's state."""
+        mentions = [m.record() for m in self.mentions]
+        return {"entities": self.entities, "mentions": mentions, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class _Span:
+    first: int  # token indexes, end exclusive
+    last: int
+    start: int  # character offsets
+    end: int
+    form: str  # the text looked up
+    rank: int  # 0: name-like, 1: one lower-case word ("film", "fall": common words that
+    # some node is named after), 2: stopwords and numbers only ("The", "1941")
+    order: tuple[int, ...]  # among overlapping spans, the smallest is taken
+
+    def overlaps(self, other: _Span) -> bool:
+        return self.first < other.last and other.first < self.last
+
+
+def link(kg: KnowledgeGraph, question: str) -> Linking:
+    """The topic entities of `question` (see the module's docstring)."""
+    marked = _marked(kg, question)
+    taken = [(m.start, m.end) for m in marked]
+    spans = [s for s in _spans(question) if not any(s.start < e and b < s.end for b, e in taken)]
+    hits = _named(kg, [s for s in spans if s.rank < 2])
+    if not hits and not marked:
+        hits = _named(kg, [s for s in spans if s.rank == 2])
+    best = min((s.rank for s in hits), default=0)
+    if marked and best > 0:  # a marked name is enough: no common word joins it
+        hits = []
+    mentions = list(marked)
+    for span, rivals in _longest([s for s in hits if s.rank == best]):
+        mention = _mention(kg, question, span, rivals)
+        if mention is not None:
+            mentions.append(mention)
+    kept: list[Mention] = []
+    for m in mentions:  # a node named twice (a name and its id, say) is one topic entity
+        if not any(set(m.resolution.nodes) & set(k.resolution.nodes) for k in kept):
+            kept.append(m)
+    kept.sort(key=lambda m: m.start)
+    return Linking(question, tuple(kept), tuple(_notes(kept)))
+
+
+def _spans(question: str) -> list[_Span]:
+    """Every run of up to `SPAN_TOKENS` words, shortest first, each in its usual forms."""
+    tokens = [m.span() for m in _TOKEN.finditer(question)][:MAX_TOKENS]
+    spans = []
+    for size in range(1, SPAN_TOKENS + 1):
+        for first in range(len(tokens) - size + 1):
+            start, end = tokens[first][0], tokens[first + size - 1][1]
+            for form in _forms(question[start:end]):
+                spans.append(_span(first, first + size, start, end, form))
+    return spans
+
+
+def _span(first: int, last: int, start: int, end: int, form: str) -> _Span:
+    """A span, ranked: lower-case stopwords at its edges belong to the question ("in Time
+    Changer", "the Desperate Hours"), capitalized words to a name ("One on One")."""
+    tokens = form.split()
+    edges = 0
+    while edges < len(tokens) and tokens[edges] in STOPWORDS:
+        edges += 1
+    core = tokens[edges:]
+    while core and core[-1] in STOPWORDS:
+        core, edges = core[:-1], edges + 1
+    capitals = sum(t[:1].isupper() for t in tokens)
+    words = [w for w in _WORD.findall(form.lower()) if w not in STOPWORDS]
+    if any(not w.isdigit() for w in words):
+        rank = 0 if len(words) > 1 or capitals else 1
+    else:
+        rank = 0 if capitals > 1 else 2  # "I Do", "To Have and Have Not"
+    return _Span(first, last, start, end, form, rank, (-len(core), -capitals, edges, first))
+
+
+def _forms(text: str) -> list[str]:
+    """As written, without surrounding quotes, brackets and final punctuation, and without a
+    possessive ("Zemeckis's" -> "Zemeckis")."""
+    bare = text.strip(_EDGES + _ENDS).strip(_EDGES)
+    forms = [text, bare]
+    for suffix in ("'s", "’s", "'", "’"):
+        if bare.endswith(suffix) and len(bare) > len(suffix):
+            forms.append(bare[: -len(suffix)])
+            break
+    return [f for f in dict.fromkeys(forms) if f.strip()]
+
+
+def _named(kg: KnowledgeGraph, spans: list[_Span]) -> list[_Span]:
+    if not spans:
+        return []
+    known = kg.names.named([s.form for s in spans])
+    return [s for s in spans if normalize_name(s.form) in known]
+
+
+def _longest(hits: list[_Span]) -> list[tuple[_Span, list[_Span]]]:
+    """Non-overlapping spans, longest first (see `_span`), each with the spans as long that
+    overlap it and were left out (another reading of the same words)."""
+    chosen: list[tuple[_Span, list[_Span]]] = []
+    for span in sorted(hits, key=lambda s: s.order):
+        clashes = [(c, rivals) for c, rivals in chosen if span.overlaps(c)]
+        if not clashes:
+            chosen.append((span, []))
+        for c, rivals in clashes:
+            if c.order[0] == span.order[0] and (c.first, c.last) != (span.first, span.last):
+                rivals.append(span)
+    return chosen
+
+
+def _mention(kg: KnowledgeGraph, question: str, span: _Span, rivals: list[_Span]) -> Mention | None:
+    resolution = kg.resolve(span.form)
+    if not resolution.found:
+        return None
+    entity = span.form
+    if resolution.match == "normalized":  # "robert zemeckis" is given as the KG spells it
+        entity = kg.labels(resolution.nodes[:1]).get(resolution.nodes[0]) or span.form
+    others: list[str] = []
+    if resolution.match != "exact" or span.form == span.form.lower():  # case says nothing
+        spellings = kg.names.spellings(span.form)
+        others = sorted(spellings - {entity}) if len(spellings) > 1 else []
+    others += [r.form for r in rivals if normalize_name(r.form) != normalize_name(span.form)]
+    text = question[span.start : span.end]
+    return Mention(text, entity, span.start, span.end, resolution, tuple(dict.fromkeys(others)))
+
+
+def _marked(kg: KnowledgeGraph, question: str) -> list[Mention]:
+    """[Bracketed] names, ids and IRIs, and <IRIs>: the user marked them as entities."""
+    found = []
+    for match in list(_MARKED.finditer(question))[:MAX_MARKED]:
+        inner, iri = match.group(1), match.group(2)
+        given = (inner or "").strip() or f"<{iri}>"
+        resolution = kg.resolve(given)
+        if not resolution.found:
+            continue
+        start = match.start()
+        entity = given
+        if resolution.match == "iri":  # an id: shown with its label, walked from the id
+            node = resolution.nodes[0]
+            label = kg.labels([node]).get(node)
+            ref = iri or inner
+            if label:
+                entity = f"{label} [{ref}]"
+                before = question[:start].rstrip()
+                if normalize_name(before).endswith(normalize_name(label)):
+                    start = _start_of(question, before, label)
+        found.append(Mention(question[start : match.end()], entity, start, match.end(), resolution))
+    return found
+
+
+def _start_of(question: str, before: str, label: str) -> int:
+    """Where the words of `label` that end `before` start (so they are not linked again)."""
+    words = len(label.split())
+    starts = [m.start() for m in _TOKEN.finditer(before)]
+    return starts[-words] if len(starts) >= words else 0
+
+
+def _notes(mentions: list[Mention]) -> list[str]:
+    if not mentions:
+        return [NONE_FOUND]
+    found = ", ".join(f'"{m.entity}"' for m in mentions)
+    notes = [f"No topic entity was given; found in the question: {found}."]
+    for m in mentions:
+        if m.others:
+            others = ", ".join(f'"{o}"' for o in m.others)
+            notes.append(
+                f'"{m.text}" in the question may also mean {others}; "{m.entity}" was taken '
+                "(give the topic entities to choose another)."
+            )
+    return notes
+
+
+def topic_entities_for(
+    kg: KnowledgeGraph, question: str, given: list[str] | None
+) -> dict[str, Any]:
+    """The state update every KG strategy starts with: the caller's topic entities when any
+    is given (they always win), else those linked in the question, with the linking record
+    (`linking`: entities, mentions, notes) for the output's notes."""
+    topics = [t for t in given or [] if t.strip()]
+    if topics:
+        return {"topic_entities": topics, "linking": None}
+    found = kg.link_topic_entities(question)
+    return {"topic_entities": found.entities, "linking": found.record()}
+
+
+def linking_notes(state: Any) -> list[str]:
+    """The linking's notes kept in a strategy's state (none when the entities were given)."""
+    return list((state.get("linking") or {}).get("notes") or [])
+
+
+def no_topic_entity() -> Diagnosis:
+    """The diagnosis of a question with no topic entity given or found: it spends no edit
+    (an edit rewrites paths, never the topic entities)."""
+    reason = "no topic entity was given or found in the question"
+    return Diagnosis([Reason("unknown_entity", reason)])
