@@ -1,4 +1,4 @@
-"""The three Studio graphs served by `langgraph dev` (langgraph-cli[inmem]) and driven over
+"""The four Studio graphs served by `langgraph dev` (langgraph-cli[inmem]) and driven over
 HTTP with the official SDK, as an app would: runs, thread history, a human edit resumed
 through the API, and a stop that leaves no process behind. The model is an OpenAI-compatible
 stub on loopback."""
@@ -59,7 +59,7 @@ def test_langgraph_dev_serves_the_graphs_and_stops_cleanly(tmp_path: Path) -> No
     config = tmp_path / "langgraph.json"
     config.write_text(json.dumps({
         "dependencies": [str(ROOT)],
-        "graphs": {name: str(ROOT / "graphs" / f"{name}.py") + ":graph" for name in ("kgqa", "tableqa", "fidelis")},
+        "graphs": {name: str(ROOT / "graphs" / f"{name}.py") + ":graph" for name in ("kgqa", "tableqa", "fidelis", "tog")},
         "env": {},
     }))  # fmt: skip
     with openai_stub(reply) as (base_url, prompts):
@@ -87,12 +87,14 @@ def test_langgraph_dev_serves_the_graphs_and_stops_cleanly(tmp_path: Path) -> No
                 "kgqa",
                 "tableqa",
                 "fidelis",
+                "tog",
             }
 
             inputs = {
                 "kgqa": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
                 "tableqa": {"question": "in which season did the club finish highest?"},
                 "fidelis": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
+                "tog": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
             }
             for graph_id, question in inputs.items():
                 thread = client.threads.create()

@@ -4,7 +4,6 @@ final answer and where it came from, the cheap pruning modes, ToG-R, compound no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +16,9 @@ from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.strategies.tog.parsing import parse_relations, parse_scores, parse_verdict
 
 from fakes import function_model
+from fakes import tog_kind as kind
+from fakes import tog_model as explorer_model
+from fakes import tog_own as own
 
 ZWICK = {  # one film in MetaQA
     "question": "which languages are the films directed by [Joel Zwick] in",
@@ -26,44 +28,6 @@ ALMODOVAR = {  # 17 films directed and written, all in Spanish but one without a
     "question": "which languages are the films directed by [Pedro Almodóvar] in",
     "topic_entities": ["Pedro Almodóvar"],
 }
-
-
-def kind(prompt: str) -> str:
-    for marker, name in ((markers.TOG_RELATIONS, "relations"), (markers.TOG_ENTITIES, "entities"),
-                         (markers.TOG_REASON, "reason"), (markers.TOG_ANSWER, "answer")):  # fmt: skip
-        if marker in prompt:
-            return name
-    raise AssertionError(f"unexpected prompt: {prompt[:80]}")
-
-
-def own(prompt: str) -> str:
-    return prompt.split("### Your turn")[-1]
-
-
-def explorer_model(wanted: list[str], *, enough: Callable[[str], bool], answer: str = "{x}") -> Any:
-    """Keeps the listed relations named in `wanted` (in that order of preference), scores the
-    entities by their position (the first best), says yes when `enough(triples)`, answering
-    with the objects of the last depth."""
-
-    def reply(prompt: str) -> str:
-        part, name = own(prompt), kind(prompt)
-        if name == "relations":
-            listed = part.split("Relations:\n")[1].split("\nChoose")[0].splitlines()
-            picks = [r for w in wanted for r in listed if r == w]
-            return "\n".join(f"{{{r} (Score: {0.9 - 0.1 * i:.1f})}}" for i, r in enumerate(picks))
-        if name == "entities":
-            n = len(re.findall(r"(?m)^\d+\. ", part))
-            return "Scores: " + ", ".join(f"{1 / (i + 1):.3f}" for i in range(n))
-        triples = part.split("Knowledge Triples:\n")[1]
-        if name == "reason":
-            if not enough(triples):
-                return "{No}. Not yet."
-            last = triples.split("Depth ")[-1]
-            ends = re.findall(r"\(.*, .*, (.*)\)", last)
-            return "{Yes}. Found. {" + " | ".join(dict.fromkeys(ends)) + "}"
-        return answer
-
-    return function_model(reply)
 
 
 def test_a_two_hop_question_is_answered_at_depth_two(metaqa_kg: KnowledgeGraph) -> None:
