@@ -35,6 +35,9 @@ def test_readi_eval_runs_tog_with_the_oracle(
         assert 2 <= r["usage"]["llm_calls"] <= call_bound(3, 3, 1)
         assert r["trace"]["attempts"][-1]["verdict"] in ("yes", "nothing new")
     assert sum(len(r["trace"]["attempts"]) == hops for r in records) >= 11  # yes at depth = hops
+    page = tmp_path / "first.html"
+    assert main(["trace", str(out), "--out", str(page)]) == 0  # the picture of a results line
+    assert page.read_text().count('class="verdict"') == hops + 1  # each depth, then answers
 
 
 def test_the_oracle_never_reads_the_answers(metaqa_kg: KnowledgeGraph, metaqa_dir: Path) -> None:
