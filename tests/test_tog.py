@@ -225,3 +225,20 @@ def test_tog_graph_shape(metaqa_kg: KnowledgeGraph) -> None:
         assert edge in mermaid, edge
     assert graph.name == "tog"
     assert call_bound(3, 3, 1) == 32 and call_bound(3, 3, 2) == 36 and call_bound(3, 1, 1) == 6
+
+
+def test_entity_pruning_breaks_ties_by_what_leads_on() -> None:
+    from readi_graph.core.base import Term
+    from readi_graph.strategies.tog.search import prune, tied
+
+    def c(name: str, score: float) -> dict[str, Any]:
+        return {"node": {"kind": "iri", "value": f"http://x/{name}"}, "score": score}
+
+    pool = [c("a", 0.5), c("b", 0.2), c("c", 0.2), c("d", 0.2), c("a", 0.9), c("z", 0.0)]
+    assert tied(pool, 2) == [Term.iri("http://x/b"), Term.iri("http://x/c"), Term.iri("http://x/d")]
+    assert tied(pool, 1) == [] and tied(pool, 4) == []  # no tie across the boundary
+    names = [k["node"]["value"][-1] for k in prune(pool, 3)]
+    assert names == ["a", "b", "c"]  # a once (its best score), then candidate order
+    leads = {Term.iri("http://x/d"): 7, Term.iri("http://x/b"): 1}
+    assert [k["node"]["value"][-1] for k in prune(pool, 3, leads)] == ["a", "d", "b"]
+    assert len(prune(pool, 10)) == 4  # zero scores are never kept

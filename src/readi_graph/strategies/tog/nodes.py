@@ -228,7 +228,12 @@ def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                      "relation_name": pair["name"], "score": round(pair["score"] * s, 6)}
                     for r, s in zip(rows, scores, strict=True)
                 ]  # fmt: skip
-        kept = search.prune(candidates, run.width)
+            last = depth >= run.depth  # at the last depth nothing leads on: no tie query
+            ties = [] if last else search.tied(candidates, run.width)
+            leads = guarded(meter, lambda: {"n": search.onward(explorer, ties) if ties else {}})
+            if "failure" in leads:
+                return {"failure": leads["failure"], "usage": meter.usage}
+        kept = search.prune(candidates, run.width, leads["n"])
         chosen = {id(c) for c in kept}
         notes = list(state.get("notes") or [])
         if capped and CAPPED not in notes:

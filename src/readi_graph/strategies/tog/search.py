@@ -179,13 +179,40 @@ def _ranked(rows: list[Record], similarity: Similarity | None, seed: int) -> lis
     return [rows[i] for i in order]
 
 
-def prune(candidates: Sequence[Record], width: int) -> list[Record]:
+def tied(candidates: Sequence[Record], width: int) -> list[Term]:
+    """The entities whose order decides which `width` are kept: those scored like the
+    width-th best node, when more nodes than that share its score (none otherwise)."""
+    best: dict[Term, float] = {}
+    for c in candidates:
+        node = term_from(c["node"])
+        best[node] = max(best.get(node, 0.0), c["score"])
+    scores = sorted(best.values(), reverse=True)
+    if len(scores) <= width or scores[width - 1] <= 0 or scores[width] != scores[width - 1]:
+        return []
+    edge = scores[width - 1]
+    return [n for n, s in best.items() if s == edge and n.kind != "literal"]
+
+
+def onward(explorer: Explorer, nodes: Sequence[Term]) -> dict[Term, int]:
+    """How many relations (and directions) lead on from each node: one query for all."""
+    return {n: len(pairs) for n, pairs in explorer.relations(nodes, counted=False).items()}
+
+
+def prune(
+    candidates: Sequence[Record], width: int, leads: dict[Term, int] | None = None
+) -> list[Record]:
     """Entity pruning, no call: the `width` best by score (relation x entity), a node kept
-    once, zero scores dropped, equal scores in candidate order."""
-    order = sorted(range(len(candidates)), key=lambda i: (-candidates[i]["score"], i))
+    once, zero scores dropped. Equal scores: the entity more relations lead on from first (a
+    dead end cannot continue the search; `leads`, from `onward`), then candidate order."""
+    leads = leads or {}
+
+    def rank(i: int) -> tuple[float, int, int]:
+        c = candidates[i]
+        return (-c["score"], -leads.get(term_from(c["node"]), 0), i)
+
     kept: list[Record] = []
     seen: set[tuple[str, str]] = set()
-    for i in order:
+    for i in sorted(range(len(candidates)), key=rank):
         c = candidates[i]
         key = (c["node"]["kind"], c["node"]["value"])
         if c["score"] <= 0 or len(kept) == width:
