@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.core.base import Term
+from readi_graph.environments.kg.explore import Similarity
 from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
 from readi_graph.environments.kg.paths import Candidate, KGPath
 from readi_graph.eval.synthetic import EX, hub_ntriples
-from readi_graph.strategies.fidelis.pathrag import EDGES_PER_BEAM, Similarity, candidates
+from readi_graph.strategies.fidelis.pathrag import EDGES_PER_BEAM, candidates
 
 from _report import write_report
 

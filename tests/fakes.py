@@ -86,3 +86,49 @@ class FunctionModel(ScriptedModel):
 
 def function_model(reply: Any) -> FunctionModel:
     return FunctionModel(messages=iter([]), reply=reply)
+
+
+def tog_kind(prompt: str) -> str:
+    """Which ToG prompt this is: relations, entities, reason or answer."""
+    for marker, name in ((markers.TOG_RELATIONS, "relations"), (markers.TOG_ENTITIES, "entities"),
+                         (markers.TOG_REASON, "reason"), (markers.TOG_ANSWER, "answer")):  # fmt: skip
+        if marker in prompt:
+            return name
+    raise AssertionError(f"unexpected prompt: {prompt[:80]}")
+
+
+def tog_own(prompt: str) -> str:
+    """A prompt's own part, after its demonstrations."""
+    return prompt.split("### Your turn")[-1]
+
+
+def tog_model(wanted: list[str], *, enough: Any, answer: str = "{x}") -> FunctionModel:
+    """A scripted ToG model: keeps the listed relations named in `wanted` (in that order of
+    preference), scores entities by position (the first best), says yes when
+    `enough(triples)` answering with what the last depth reached (the names of its triples
+    not bracketed in the question nor seen at an earlier depth), else `answer`."""
+    import re
+
+    def reply(prompt: str) -> str:
+        part, name = tog_own(prompt), tog_kind(prompt)
+        if name == "relations":
+            listed = part.split("Relations:\n")[1].split("\nChoose")[0].splitlines()
+            picks = [r for w in wanted for r in listed if r == w]
+            return "\n".join(f"{{{r} (Score: {0.9 - 0.1 * i:.1f})}}" for i, r in enumerate(picks))
+        if name == "entities":
+            n = len(re.findall(r"(?m)^\d+\. ", part))
+            return "Scores: " + ", ".join(f"{1 / (i + 1):.3f}" for i in range(n))
+        triples = part.split("Knowledge Triples:\n")[1]
+        if name == "reason":
+            if not enough(triples):
+                return "{No}. Not yet."
+            *earlier, last = triples.split("Depth ")
+            lines = [x[1:-1].split(", ") for x in re.findall(r"(?m)^\(.*\)$", last)]
+            seen = {*re.findall(r"\[([^\]]+)\]", part), *"".join(earlier).replace("(", ", ")
+                    .replace(")", ", ").split(", ")}  # fmt: skip
+            new = [x for t in lines for x in (t[0], t[-1]) if x not in seen]
+            ends = [x for x in new if "<compound" not in x]  # what the last depth reached
+            return "{Yes}. Found. {" + " | ".join(dict.fromkeys(ends)) + "}"
+        return answer
+
+    return function_model(reply)

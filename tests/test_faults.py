@@ -95,6 +95,11 @@ def test_a_graph_run_against_a_dead_endpoint_ends_with_an_explanation(proxy: Fau
         {"question": "what did [Joel Zwick] direct", "topic_entities": ["Joel Zwick"]}
     )
     assert proxy.url in fidelis["error"] and fidelis["answers"] == []
+    tog = build_graph(kg, function_model(lambda _: "{}"), strategy="tog").invoke(
+        {"question": "what did [Joel Zwick] direct", "topic_entities": ["Joel Zwick"]}
+    )
+    assert proxy.url in tog["error"] and tog["answers"] == [] and tog["answer_source"] == "none"
+    assert tog["usage"]["llm_calls"] == 0
 
 
 def test_an_outage_mid_evaluation_is_recorded_and_resume_completes_it(

@@ -117,5 +117,6 @@ def test_langgraph_json_graphs_load_with_schemas() -> None:
         )
         settings = graph.get_context_jsonschema()["properties"]  # each strategy's own context
         assert {"model", "prompt_budget"} <= set(settings)
-        assert ("beam_width" if name == "fidelis" else "max_edits") in settings
+        own = {"fidelis": "beam_width", "tog": "width"}.get(name, "max_edits")
+        assert own in settings
     assert dataclasses.is_dataclass(ReadiContext)

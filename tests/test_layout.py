@@ -119,3 +119,22 @@ def test_no_import_cycles() -> None:
     for node in sorted(graph):
         if node not in state:
             visit(node, [node])
+
+
+# What strategies may not import: the KG's query text, IRI checks, relation index and raw
+# reads. They explore a KG through `environments/kg/explore.py` (`Explorer`).
+KG_INTERNALS = {
+    "readi_graph.environments.kg." + name for name in ("sparql", "retrieval", "encoder", "reads")
+}
+
+
+def test_strategies_explore_a_kg_through_its_public_interface() -> None:
+    wrong = [
+        f"{name} imports {target}"
+        for name, path in MODULES.items()
+        if area(name)[0] == "strategies"
+        for module, names in imports(path, top_level_only=False)
+        for target in targets(module, names)
+        if target in KG_INTERNALS
+    ]
+    assert not wrong, "\n".join(wrong)

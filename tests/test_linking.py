@@ -156,7 +156,7 @@ def _films_in_evidence(prompt: str) -> str:
     return "{" + "|".join(films) + "}"
 
 
-@pytest.mark.parametrize("strategy", ["readi", "fidelis"])
+@pytest.mark.parametrize("strategy", ["readi", "fidelis", "tog"])
 def test_a_strategy_links_the_question_and_notes_it(strategy: str) -> None:
     from readi_graph.demo import demo_kg
     from readi_graph.graph import build_graph
@@ -173,18 +173,25 @@ def test_a_strategy_links_the_question_and_notes_it(strategy: str) -> None:
             )
         if markers.FIDELIS_VERIFY in prompt:
             return "yes"
+        if markers.TOG_RELATIONS in prompt:
+            return "{<- directed_by (Score: 1.0)}"
+        if markers.TOG_REASON in prompt:
+            return "{Yes} " + _films_in_evidence(prompt)
         return _films_in_evidence(prompt)
 
     model = FunctionModel(messages=iter([]), reply=reply)
     out = build_graph(demo_kg(), model, strategy=strategy).invoke({"question": ZEMECKIS})
     assert out["topic_entities"] == ["Robert Zemeckis"]
     assert out["notes"][0] == 'No topic entity was given; found in the question: "Robert Zemeckis".'
-    assert '["Robert Zemeckis"]' in model.prompts[0]  # the plan was asked for that entity
+    # the first call was asked about that entity (a plan; ToG: the relations around it)
+    assert (
+        '["Robert Zemeckis"]' in model.prompts[0] or "Entity: Robert Zemeckis" in model.prompts[0]
+    )
     if strategy == "readi":  # (FiDeLiS keeps the beam's best paths, not every film)
         assert sorted(out["answers"]) == _directed_by_zemeckis() and out["grounded"]
 
 
-@pytest.mark.parametrize("strategy", ["readi", "fidelis"])
+@pytest.mark.parametrize("strategy", ["readi", "fidelis", "tog"])
 def test_given_topic_entities_win_and_none_found_costs_no_call(strategy: str) -> None:
     from readi_graph.demo import demo_kg
     from readi_graph.graph import build_graph
@@ -197,7 +204,9 @@ def test_given_topic_entities_win_and_none_found_costs_no_call(strategy: str) ->
     model = FunctionModel(messages=iter([]), reply=reply)
     graph = build_graph(demo_kg(), model, strategy=strategy)
     given = graph.invoke({"question": ZEMECKIS, "topic_entities": ["Tom Hanks"]})
-    assert given["topic_entities"] == ["Tom Hanks"] and '["Tom Hanks"]' in model.prompts[0]
+    first = model.prompts[0]
+    assert given["topic_entities"] == ["Tom Hanks"]
+    assert '["Tom Hanks"]' in first or "Entity: Tom Hanks" in first
     assert not any("found in the question" in n for n in given.get("notes") or [])
     calls = len(model.prompts)
     none = graph.invoke({"question": "what is the capital of Peru"})

@@ -128,6 +128,7 @@ def test_langgraph_dev_serves_the_graphs_and_stops_cleanly(tmp_path: Path) -> No
                 "kgqa": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
                 "tableqa": {"question": "in which season did the club finish highest?"},
                 "fidelis": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
+                "tog": {"question": ZWICK, "topic_entities": ["Joel Zwick"]},
             }
             for graph_id, question in inputs.items():
                 thread = client.threads.create()

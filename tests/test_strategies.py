@@ -71,7 +71,7 @@ def test_a_registered_strategy_is_built_by_name(toy: Strategy, demo: KnowledgeGr
         from readi_graph.demo import demo_table
 
         build_graph(demo_table(), strategy="toy")
-    with pytest.raises(UnknownStrategy, match="'readi', 'fidelis', 'toy'"):
+    with pytest.raises(UnknownStrategy, match="'readi', 'fidelis', 'tog', 'toy'"):
         build_graph(demo, strategy="nope")
 
 

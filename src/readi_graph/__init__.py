@@ -1,7 +1,8 @@
 """readi-graph: Readi reasoning-path editing over knowledge graphs, for LangGraph.
 
 `build_graph(env, llm)` is the product: a compiled LangGraph graph over a `KnowledgeGraph` or a
-`Table` (Readi: generate, bind, connect, diagnose, edit, answer; or `strategy="fidelis"`). The
+`Table` (Readi: generate, bind, connect, diagnose, edit, answer; or `strategy="fidelis"` /
+`"tog"` over a KG). The
 environments underneath (load, resolve, bind, connect, diagnose, merge) are public too, for
 evaluation without an LLM. The layout is described in docs/architecture.md.
 """
@@ -23,6 +24,7 @@ from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
 from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.instantiation import Hop, Instance, Merged, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import (
     Edge,
@@ -38,6 +40,7 @@ from readi_graph.environments.table.table import Table, TableFormatError
 from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.readi.graph import make_builder
+from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.tool import as_tool
 
 __version__ = "0.1.0"
@@ -50,6 +53,7 @@ __all__ = [
     "Edge",
     "EndpointError",
     "EndpointUnavailable",
+    "Explorer",
     "FidelisContext",
     "Hop",
     "Instance",
@@ -76,11 +80,13 @@ __all__ = [
     "Table",
     "TableFormatError",
     "Term",
+    "TogContext",
     "Triple",
     "UnsafeQueryInput",
     "as_tool",
     "bind",
     "build_graph",
+    "call_bound",
     "connect",
     "count_queries",
     "diagnose",

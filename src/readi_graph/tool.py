@@ -47,7 +47,8 @@ def as_tool(
     """`graph` (from `build_graph`) as a tool; `table=True` for a table graph (no entities).
 
     The tool's result is JSON text: `answers`, `grounded`, `answer` (the graph's own text),
-    `evidence` (at most `evidence_cap` items, the cut stated), `notes`, `path`, `error`.
+    `evidence` (at most `evidence_cap` items, the cut stated), `notes`, `path`, `error`, and
+    `answer_source` where the strategy says it (ToG: graph or model knowledge).
     """
 
     def result(out: dict[str, Any]) -> str:
@@ -61,7 +62,7 @@ def as_tool(
         }
         if len(evidence) > evidence_cap:
             shown["evidence_not_shown"] = len(evidence) - evidence_cap
-        for key in ("notes", "error"):
+        for key in ("notes", "error", "answer_source"):
             if out.get(key):
                 shown[key] = out[key]
         return json.dumps(shown, ensure_ascii=False)

@@ -33,10 +33,11 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
     metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
     metaqa.add_argument(
         "--planner",
-        choices=("gold", "empty", "corrupt", "model"),
+        choices=("gold", "empty", "corrupt", "oracle", "model"),
         default=None,
         help="first path from the gold data (gold: instantiation only; empty/corrupt: the "
-        "paper's Table 3 settings) or from --model (default: model if --model, else gold)",
+        "paper's Table 3 settings), oracle (ToG: every prompt played from the gold relation "
+        "chain) or --model (default: model if --model, else oracle for tog, else gold)",
     )
     metaqa.add_argument(
         "--editor",
@@ -103,6 +104,8 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     kg = load_metaqa_kg(args)
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
+    if args.planner == "oracle":
+        return _tog_oracle(args, kg, questions, items, label)
 
     from readi_graph.datasets.metaqa_offline import OfflineModel
     from readi_graph.eval.offline import WithEnds
@@ -189,13 +192,33 @@ def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> 
     return 0
 
 
+def _tog_oracle(
+    args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any], items: list[Any], label: str
+) -> int:
+    """ToG with the gold-chain oracle (`datasets/metaqa_tog.py`): the environment and the loop
+    measured, no model's judgement; hit1 = the oracle's first answer is a gold answer."""
+    from readi_graph.datasets.metaqa_tog import TogOracle
+    from readi_graph.graph import build_graph
+
+    graph = build_graph(kg, TogOracle.over(questions), strategy="tog")
+    return evaluate(
+        args, items, lambda _: graph, kgqa_scores, f"{label} strategy=tog planner=oracle",
+        context=replace(context_from(args), model=None),
+        notes={"accuracy_is": "hit1 of the oracle's answers (taken from the triples shown)"},
+    )  # fmt: skip
+
+
 def _metaqa_entry(args: argparse.Namespace) -> int:
     if args.planner is None:
-        args.planner = "model" if args.model else "gold"
+        args.planner = "model" if args.model else "oracle" if args.strategy == "tog" else "gold"
+    if (args.planner == "oracle") != (args.strategy == "tog") and args.planner != "model":
+        print("--planner oracle plays ToG's prompts: it goes with --strategy tog (and tog "
+              "without --model goes with it)", file=sys.stderr)  # fmt: skip
+        return 2
     if (args.editor or args.budgets) and args.planner not in ("empty", "corrupt"):
         print("--editor and --budgets go with --planner empty or corrupt", file=sys.stderr)
         return 2
-    if args.planner != "model" and not _offline(args.strategy):
+    if args.planner not in ("model", "oracle") and not _offline(args.strategy):
         print(f"--strategy {args.strategy} needs --model (offline planners script Readi's "
               "prompts)", file=sys.stderr)  # fmt: skip
         return 2

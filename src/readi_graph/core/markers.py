@@ -19,6 +19,10 @@ ANSWER_ONLY_FROM = "Answer the question using only"  # the answer instruction (p
 FIDELIS_PLAN = "plan for it"
 FIDELIS_SELECT = "You choose how a search"
 FIDELIS_VERIFY = "You check a reasoning path"
+TOG_RELATIONS = "You choose which relations a search"
+TOG_ENTITIES = "You score the entities a search"
+TOG_REASON = "You judge whether the knowledge triples"
+TOG_ANSWER = "from the question's entities, depth by depth"
 
 # Section labels, each at the start of a line and followed by the section's value.
 QUESTION = "Question: "
@@ -26,6 +30,11 @@ PREVIOUS_PATH = "Previous Path: "
 CANDIDATE_RELATIONS = "Candidate Relations: "
 EARLIER_RELATIONS = "Earlier Relations: "
 KNOWLEDGE_TRIPLES = "Knowledge Triples:"  # the KG answer prompt's triples (the offline answer)
+REACHED_BY = "Reached by: "  # ToG: the path to the entity whose relations are chosen
+RELATIONS_LIST = "Relations:\n"  # ToG: the relations to choose from, one per line
+CANDIDATES_LIST = "Candidates:\n"  # ToG: the entities to score, one per line
+TRIPLES = "Knowledge Triples:\n"  # ToG: the triples, by depth
+DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N
 
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
@@ -39,4 +48,8 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "fidelis_select": (FIDELIS_SELECT, QUESTION),
     "fidelis_verify": (FIDELIS_VERIFY,),
     "fidelis_reason": (QUESTION,),
+    "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST),
+    "tog_entities": (TOG_ENTITIES, QUESTION, CANDIDATES_LIST),
+    "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),
+    "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
 }

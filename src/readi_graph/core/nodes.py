@@ -113,6 +113,9 @@ def model_node(model: ModelRef, body: Callable[[Any], Steps], *, native: bool = 
             except Exception as exc:
                 done, value = _advance(steps.throw, exc)
                 continue
+            except BaseException:  # an interrupt or a stop: close the body where it opened
+                steps.close()
+                raise
             done, value = _advance(steps.send, reply)
         update: Update = value
         return update
@@ -134,6 +137,9 @@ def model_node(model: ModelRef, body: Callable[[Any], Steps], *, native: bool = 
             except Exception as exc:
                 done, value = await step(steps.throw, exc)
                 continue
+            except BaseException:  # cancelled: close the body in its own context
+                context.run(steps.close)
+                raise
             done, value = await step(steps.send, reply)
         update: Update = value
         return update

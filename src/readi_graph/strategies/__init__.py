@@ -1,7 +1,8 @@
 """The registry of strategies: every place that offers a choice of strategy reads it.
 
-A strategy is a LangGraph workflow over an environment: Readi (reasoning-path editing) and
-FiDeLiS (Path-RAG + deductive-verification beam search) are registered here. `build_graph`,
+A strategy is a LangGraph workflow over an environment: Readi (reasoning-path editing),
+FiDeLiS (Path-RAG + deductive-verification beam search) and Think-on-Graph (ToG) are
+registered here. `build_graph`,
 the CLI's `--strategy` choices, `readi eval` and the progress lines all look strategies up by
 name, so adding one is a package of its own plus one `register(Strategy(...))` call.
 
@@ -114,5 +115,17 @@ register(
         describe="readi_graph.strategies.fidelis.describe:describe",
         environments=("kg",),
         description="FiDeLiS: Path-RAG retrieval and a deductive-verification beam search",
+    )
+)
+register(
+    Strategy(
+        "tog",
+        builder="readi_graph.strategies.tog.graph:make_tog_builder",
+        state="readi_graph.strategies.tog.graph:TogState",
+        context="readi_graph.strategies.tog.context:TogContext",
+        describe="readi_graph.strategies.tog.describe:describe",
+        environments=("kg",),
+        description="Think-on-Graph: the model prunes relations and entities depth by depth "
+        "and judges when the triples found are enough",
     )
 )

@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from readi_graph.trace import tog
 from readi_graph.trace.svg import drawing
 
 STYLE = """
@@ -83,6 +84,8 @@ def render_html(source: dict[str, Any], *, question: str | None = None) -> str:
     question = question or run.get("question") or ""
     table = _is_table(attempts)
     figure = _table_figure(attempts) if table else drawing(attempts, answers)
+    if tog.is_tog(attempts):  # Think-on-Graph: the explored tree, depth by depth
+        figure = tog.drawing(attempts, answers)
     usage = run.get("usage") or {}
     facts = (
         f"edits: {run.get('edits', 0)} · LLM calls: {usage.get('llm_calls', '?')} · "

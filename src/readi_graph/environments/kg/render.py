@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from readi_graph.core.base import Term, Triple
+from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.retrieval import words
 
@@ -35,28 +36,9 @@ def compound_facts(
     kg: KnowledgeGraph, triples: Sequence[Triple], per_node: int = 6
 ) -> list[Triple]:
     """The other facts of the compound nodes in `triples` (a marriage's dates, a statement's
-    qualifiers): edges to literals or named nodes, at most `per_node` each, not already shown.
-    Three queries (relations, edges, labels), whatever the number of compound nodes."""
+    qualifiers), not already shown: `Explorer.compound_facts` over the triples' nodes."""
     nodes = sorted({t.subject for t in triples} | {t.object for t in triples}, key=Term.sort_key)
-    labels = kg.labels(nodes)
-    compounds = [n for n in nodes if n.kind != "literal" and kg.is_compound(n, labels.get(n))]
-    if not compounds:
-        return []
-    around = kg.relations_by_node(compounds)
-    forward = sorted({r for pairs in around.values() for r, f in pairs if f})
-    backward = sorted({r for pairs in around.values() for r, f in pairs if not f})
-    shown = set(triples)
-    edges = [e for e in kg.expand(compounds, forward, backward).edges if e.triple not in shown]
-    named = kg.labels({e.target for e in edges})
-    facts: list[Triple] = []
-    for node in compounds:
-        own = [
-            e.triple
-            for e in edges
-            if e.source == node and (e.target.kind == "literal" or named.get(e.target))
-        ]
-        facts += sorted(set(own), key=Triple.sort_key)[:per_node]
-    return facts
+    return Explorer(kg).compound_facts(nodes, per_node, exclude=triples)
 
 
 def triples_text(triples: Sequence[Sequence[str]], cap: int) -> str:

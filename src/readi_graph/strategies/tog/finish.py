@@ -1,0 +1,207 @@
+"""ToG's last steps: the sufficiency call after each depth, and the final answer.
+
+`reason` asks whether the triples found so far are enough; its "yes" carries the answers and
+ends the run. When the frontier empties, or the depth is spent, `answer` makes one call from
+the triples so far. The official code answers from the model's own knowledge alone after the
+last depth; here the triples stay in that prompt and `RunContext.answer_from` decides whether
+the model may add its own knowledge, and `answer_source` says which: "graph", or
+"model_knowledge" (the search ended without a "yes" and the model was allowed its own), or
+"none" (no call: no evidence, or the environment failed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.answer import failed_answer, grounded
+from readi_graph.core.context import run_settings
+from readi_graph.core.llm import ModelRef
+from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.parsing import parse_answer
+from readi_graph.core.prompts import instruction, notes_text, render
+from readi_graph.core.text import normalize_name
+from readi_graph.environments.kg.explore import Explorer
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.render import labelled_triples
+from readi_graph.strategies.tog import search
+from readi_graph.strategies.tog.context import TogContext
+from readi_graph.strategies.tog.parsing import parse_verdict
+
+State = dict[str, Any]
+Record = dict[str, Any]
+SUFFICIENCY_SCHEMA: Record = {
+    "type": "object",
+    "properties": {
+        "sufficient": {"type": "string", "enum": ["yes", "no"]},
+        "thought": {"type": "string", "maxLength": 400},
+        "answers": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["sufficient", "thought", "answers"],
+}
+POLICY = {
+    "evidence": "Judge from the triples only.",
+    "evidence_and_knowledge": "You may use your own knowledge where the triples do not settle "
+    "the question; say which answers come from it.",
+}
+
+
+def evidence(explorer: Explorer, explored: list[list[Record]]) -> tuple[list[list[str]], str]:
+    """The kept triples as [subject, relation, object] rows (compound nodes numbered, their
+    other facts added), and as the prompts show them: by depth, then the compound facts."""
+    by_depth = [[t for c in kept for t in search.triples(c)] for kept in explored]
+    found = [t for depth in by_depth for t in depth]
+    nodes = sorted({x for t in found for x in (t.subject, t.object)}, key=lambda t: t.sort_key())
+    facts = explorer.compound_facts(nodes, exclude=found)
+    unique = list(dict.fromkeys([*found, *facts]))
+    rows = labelled_triples(explorer.kg, unique)
+    shown = dict(zip(unique, rows, strict=True))
+    lines: list[str] = []
+    for d, triples in enumerate(by_depth, 1):
+        if triples:  # a triple walked back over is shown again: it is what this depth kept
+            lines.append(f"Depth {d}:")
+            lines += [_line(shown[t]) for t in dict.fromkeys(triples)]
+    if facts:
+        lines.append("Facts of the compound nodes:")
+        lines += [_line(shown[t]) for t in dict.fromkeys(facts)]
+    return rows, "\n".join(lines)
+
+
+def _line(row: list[str]) -> str:
+    return "(" + ", ".join(row) + ")"
+
+
+def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
+    rows, text = evidence(explorer, state.get("explored") or [])
+    return {"rows": rows, "text": text}
+
+
+def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
+    known = {normalize_name(x) for s, _, o in rows for x in (s, o)}
+    last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
+    return {
+        "answer": text,
+        "answers": answers,
+        "evidence": rows,
+        "grounded": grounded(answers, known),
+        "path": [search.path_text(c) for c in last],
+        "notes": list(state.get("notes") or []),
+        "edits": 0,
+    }
+
+
+def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    explorer = Explorer(kg)
+
+    def reason(state: State) -> Steps:
+        run = run_settings(TogContext)
+        left = int(state.get("calls_left", 0))
+        verdict: bool | None = None
+        answers: list[str] | None = None
+        text = ""
+        with Meter("reason") as meter:
+            got = guarded(meter, lambda: _facts(explorer, state))
+            if "failure" in got:
+                return {"failure": got["failure"], "usage": meter.usage}
+            if left > 0:
+                prompt = render(
+                    "tog_reason",
+                    run.prompt_budget,
+                    question=state["question"],
+                    triples=got["text"],
+                    notes=notes_text(list(state.get("notes") or [])),
+                    policy=POLICY[run.answer_from],
+                )
+                text = meter.llm((yield prompt, SUFFICIENCY_SCHEMA)).text
+                left -= 1
+                verdict, answers = parse_verdict(text)
+                meter.count("verdicts")
+                meter.count("verdicts_unreadable", verdict is None)
+        said = {True: "yes", False: "no", None: "unreadable"}[verdict]
+        record = {**(state.get("current") or {}), "verdict": said}
+        update: Record = {"calls_left": left, "current": record, "attempts": [record]}
+        if verdict and answers:
+            update.update(_final(state, got["rows"], answers, text), answer_source="graph")
+            update["sufficient"] = True
+        return {**update, "usage": meter.usage}
+
+    return model_node(model, reason, native=kg.native_async)
+
+
+def route_after_reason(state: State) -> Literal["relations", "answer", "__end__"]:
+    if state.get("sufficient"):
+        return "__end__"
+    more = state.get("depth", 0) < run_settings(TogContext).depth
+    return "relations" if more and state.get("frontier") and not state.get("failure") else "answer"
+
+
+def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
+    explorer = Explorer(kg)
+
+    def answer(state: State) -> Steps:
+        current = state.get("current") or {}
+        # the depth whose frontier emptied was not judged: its record is written here
+        unjudged = current and "verdict" not in current
+        pending = [{**current, "verdict": "nothing new"}] if unjudged else []
+        if state.get("failure"):
+            return {**failed_answer(state), "answer_source": "none", "attempts": pending}
+        run = run_settings(TogContext)
+        left = int(state.get("calls_left", 0))
+        with Meter("answer") as meter:
+            got = guarded(meter, lambda: _facts(explorer, state))
+            if "failure" in got:
+                failed = failed_answer({**state, "failure": got["failure"]})
+                return {**failed, "answer_source": "none", "attempts": pending,
+                        "usage": meter.usage}  # fmt: skip
+            last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
+            source = "none"
+            if not got["rows"]:
+                topics = ", ".join(state.get("topic_entities") or [])
+                if not topics:
+                    why = "no topic entity was given or found in the question"
+                elif not state.get("topics"):
+                    why = f"no topic entity was found in it ({topics})"
+                else:
+                    why = f"no relation around the topic entities was kept ({topics})"
+                text, answers = f"The knowledge graph gave no evidence: {why}.", []
+            elif left <= 0:  # never reached: the bound keeps a call for the answer
+                meter.count("budget_spent")
+                text, answers = "", [c["name"] for c in last]
+            else:
+                prompt = render(
+                    "tog_answer",
+                    run.prompt_budget,
+                    question=state["question"],
+                    triples=got["text"],
+                    notes=notes_text(list(state.get("notes") or [])),
+                    why=_why(state, run, bool(pending)),
+                    instruction=instruction(run.answer_from, "the knowledge triples below"),
+                )
+                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                left -= 1
+                parsed = parse_answer(text)
+                meter.count("answers")
+                meter.count("answers_unreadable", parsed is None)
+                answers = [c["name"] for c in last] if parsed is None else parsed
+                knowledge = run.answer_from == "evidence_and_knowledge"
+                source = "model_knowledge" if knowledge else "graph"
+        return {
+            **_final(state, got["rows"], answers, text),
+            "answer_source": source,
+            "calls_left": left,
+            "attempts": pending,
+            "usage": meter.usage,
+        }
+
+    return model_node(model, answer, native=kg.native_async)
+
+
+def _why(state: State, run: TogContext, emptied: bool) -> str:
+    depth = state.get("depth", 0)
+    if emptied:
+        return f"at depth {depth} no new entity could be reached, so the search stopped there."
+    if state.get("current", {}).get("verdict") == "yes":
+        return "they were judged enough, but the answers could not be read from that reply."
+    if depth >= run.depth:
+        return f"the search used all {run.depth} depths without judging them enough."
+    return f"after depth {depth} no entity was left to explore."
