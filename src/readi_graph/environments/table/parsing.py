@@ -25,7 +25,8 @@ def parse_table_plan(text: str) -> dict[str, Any]:
     else:
         headers = json_after(body, _HEADERS, "[")
         constraints = json_after(body, _CONSTRAINTS, "{")
-    if not isinstance(headers, list) or not all(isinstance(h, str | int | float) for h in headers):
+    named = isinstance(headers, list) and all(isinstance(h, str | int | float) for h in headers)
+    if not named or not any(str(h).strip() for h in headers):  # none, or an empty list
         snippet = " ".join((text or "").split())[:160]
         raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
     clean: dict[str, list[str]] = {}
@@ -35,4 +36,5 @@ def parse_table_plan(text: str) -> dict[str, Any]:
             kept = [str(v) for v in items if isinstance(v, str | int | float) and str(v).strip()]
             if kept:
                 clean[str(header)] = kept
-    return {"headers": list(dict.fromkeys(str(h) for h in headers)), "constraints": clean}
+    chosen = dict.fromkeys(str(h) for h in headers if str(h).strip())
+    return {"headers": list(chosen), "constraints": clean}
