@@ -19,12 +19,17 @@ ANSWER_ONLY_FROM = "Answer the question using only"  # the answer instruction (p
 FIDELIS_PLAN = "plan for it"
 FIDELIS_SELECT = "You choose how a search"
 FIDELIS_VERIFY = "You check a reasoning path"
+REASONING_PATHS = "Reasoning Paths:\n"  # FiDeLiS's answer prompt: the paths, one per line
 
 # Section labels, each at the start of a line and followed by the section's value.
 QUESTION = "Question: "
 PREVIOUS_PATH = "Previous Path: "
 CANDIDATE_RELATIONS = "Candidate Relations: "
 EARLIER_RELATIONS = "Earlier Relations: "
+CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
+CHOOSE = "Choose "  # FiDeLiS's selection: `Choose N:`, the beam width
+STATEMENT = "Statement: "  # FiDeLiS's verification: the plan's declarative statement
+PATH = "Path: "  # FiDeLiS's verification: the path to check
 
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
@@ -35,7 +40,7 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "table_edit": (QUESTION,),
     "table_answer": (QUESTION,),
     "fidelis_plan": (FIDELIS_PLAN, QUESTION),
-    "fidelis_select": (FIDELIS_SELECT, QUESTION),
-    "fidelis_verify": (FIDELIS_VERIFY,),
-    "fidelis_reason": (QUESTION,),
+    "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),
+    "fidelis_verify": (FIDELIS_VERIFY, STATEMENT, PATH),
+    "fidelis_reason": (QUESTION, REASONING_PATHS),
 }
