@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph import strategies
-from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
-from readi_graph.cli.options import add_kg_source, context_from, reply_cache
+from readi_graph.cli.evaluate import Plan, compare, evaluate_kg_model
+from readi_graph.cli.options import add_kg_source, chosen_strategies, context_from, reply_cache
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
@@ -87,8 +87,6 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     label = f"metaqa {args.hops}-hop {args.split}"
     if args.planner == "gold":
         return _metaqa_gold(args, questions, label)
-    from readi_graph.graph import build_graph
-
     items = [
         runner.Item(
             q.id,
@@ -101,8 +99,22 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     kg = load_metaqa_kg(args)
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
+    plans = {
+        name: _readi_offline(args, kg, questions, label)
+        if name == "readi"
+        else _oracle_plan(args, kg, questions, label, name)
+        for name in chosen_strategies(args.strategy)
+    }
+    if args.budgets:
+        return _sweep(args, items, plans["readi"])
+    return compare(args, items, plans)
 
+
+def _readi_offline(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
+                   label: str) -> Plan:  # fmt: skip
+    """Readi driven by the offline planner and editor (and `--model` as their delegate)."""
     from readi_graph.datasets.metaqa_offline import OfflineModel
+    from readi_graph.graph import build_graph
 
     delegate = None
     if args.model:  # a real model edits and answers, from the offline first path
@@ -123,34 +135,46 @@ def eval_metaqa(args: argparse.Namespace) -> int:
 
     rule = "hit1" if delegate else "a gold answer among the instance ends (no answer model)"
     name = f"{label} planner={args.planner} editor={'model' if delegate else editor}"
-    if args.budgets:
-        return _sweep(args, items, graph, kgqa_scores if delegate else answer_among, name)
-    return evaluate(
-        args,
-        items,
+    return Plan(
         lambda _: graph,
         kgqa_scores if delegate else answer_among,
-        f"{label} planner={args.planner} editor={'model' if delegate else editor}",
+        name,
         # the graph holds the offline model (and --model only as its delegate): runs name none
-        context=replace(context_from(args), model=None),
-        annotate=annotate,
+        replace(context_from(args), model=None),
+        annotate,
         notes={"accuracy_is": rule},
+        driven_by=f"the offline planner ({args.planner}) and editor ({editor})",
     )
 
 
-def _sweep(
-    args: argparse.Namespace, items: list[Any], graph: Any, scorer: runner.Scorer, label: str
-) -> int:
+def _oracle_plan(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
+                 label: str, strategy: str) -> Plan:  # fmt: skip
+    """Another strategy driven by its gold-chain oracle (datasets/metaqa_oracles.py)."""
+    from readi_graph.datasets.metaqa_oracles import ORACLES, oracle
+    from readi_graph.graph import build_graph
+
+    graph = build_graph(kg, oracle(strategy, questions), strategy=strategy)
+    return Plan(
+        lambda _: graph,
+        kgqa_scores,
+        f"{label} strategy={strategy} driver=oracle",
+        replace(context_from(args), model=None),
+        notes={"accuracy_is": "hit1 of the oracle's answers, read from what it was shown"},
+        driven_by=f"its gold-chain oracle ({ORACLES[strategy].split(':')[0]})",
+    )
+
+
+def _sweep(args: argparse.Namespace, items: list[Any], plan: Plan) -> int:
     """The paper's Table 9: the same questions at each edit budget, one summary per budget."""
     from readi_graph.eval.analyses import budget_sweep, sweep_out
 
     def run(budget: int) -> dict[str, Any]:
         summary = runner.run(
             items,
-            lambda _: graph,
-            scorer,
+            plan.graph_for,
+            plan.scorer,
             context=ReadiContext(max_edits=budget),
-            label=f"{label} max_edits={budget}",
+            label=f"{plan.label} max_edits={budget}",
             out=sweep_out(args.out, budget),
             concurrency=args.concurrency,
             asynchronous=args.asynchronous,
@@ -175,17 +199,41 @@ def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> 
 
 
 def _metaqa_entry(args: argparse.Namespace) -> int:
-    if args.planner is None:
-        args.planner = "model" if args.model else "gold"
-    if (args.editor or args.budgets) and args.planner not in ("empty", "corrupt"):
-        print("--editor and --budgets go with --planner empty or corrupt", file=sys.stderr)
-        return 2
-    if args.planner != "model" and not _offline(args.strategy):
-        print(f"--strategy {args.strategy} needs --model (offline planners script Readi's "
-              "prompts)", file=sys.stderr)  # fmt: skip
+    names = chosen_strategies(args.strategy)
+    compared = names != ["readi"]
+    if args.planner is None:  # gold paths run no graph: a comparison starts Readi from corrupt
+        args.planner = "model" if args.model else "corrupt" if compared else "gold"
+        if args.planner == "corrupt" and args.editor is None:
+            args.editor = "oracle"
+    problem = _problem(args, names)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     return eval_metaqa(args)
 
 
+def _problem(args: argparse.Namespace, names: list[str]) -> str | None:
+    """What is wrong with this combination of options, if anything."""
+    from readi_graph.datasets.metaqa_oracles import ORACLES
+
+    offline = args.planner not in ("gold", "model")
+    if (args.editor or args.budgets) and not offline:
+        return "--editor and --budgets go with --planner empty or corrupt"
+    if args.budgets and names != ["readi"]:
+        return "--budgets sweeps Readi's edit budget: --strategy readi"
+    if args.planner == "gold" and names != ["readi"]:
+        return ("--planner gold instantiates gold paths without a graph (Readi's environment "
+                "alone): compare strategies with --planner empty|corrupt or --model")  # fmt: skip
+    if offline and args.model and names != ["readi"]:
+        return "--model with an offline planner is Readi's delegate editor: --strategy readi"
+    if args.planner == "model":
+        return None
+    missing = [n for n in names if n != "readi" and not (_offline(n) and n in ORACLES)]
+    if missing:
+        return (f"--strategy {','.join(missing)} needs --model (no offline driver on MetaQA; "
+                "see datasets/metaqa_oracles.py)")  # fmt: skip
+    return None
+
+
 def _offline(strategy: str) -> bool:
-    return strategy != "both" and strategies.get(strategy).offline
+    return strategies.get(strategy).offline

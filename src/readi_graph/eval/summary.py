@@ -33,7 +33,7 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
         "errors": sum(1 for r in records if r.get("error")),
         "accuracy": round(sum(float(r.get("correct", 0)) for r in records) / per, 5),
     }
-    for metric in ("hit1", "hit_lenient", "f1"):
+    for metric in ("hit1", "hit_lenient", "f1", "answer_in_evidence"):
         if any(metric in r for r in records):
             summary[metric] = round(sum(float(r.get(metric, 0)) for r in records) / per, 5)
     summary.update(
