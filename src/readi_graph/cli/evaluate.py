@@ -52,8 +52,9 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
         summary, records = _run(args, items, strategy, plan, out)
         print(json.dumps({**summary, **plan.notes}, ensure_ascii=False), flush=True)
-        rows.append(ledger.row(strategy, summary, records, plan.context, plan.driven_by))
-    if len(plans) > 1:
+        if len(plans) > 1:
+            rows.append(ledger.row(strategy, summary, records, plan.context, plan.driven_by))
+    if rows:
         text = ledger.table(rows)
         print(text, file=sys.stderr)
         if args.out:
@@ -72,8 +73,9 @@ def _run(
     def annotate(item: runner.Item, record: runner.Record) -> None:
         if plan.annotate is not None:
             plan.annotate(item, record)
-        record["strategy"] = strategy
-        record["calls_bound"] = ledger.bound_of(strategy, record, plan.context)
+        if strategy:  # a graph's run (gold paths without a graph have no strategy)
+            record["strategy"] = strategy
+            record["calls_bound"] = ledger.bound_of(strategy, record, plan.context)
         fresh.append(record)
 
     summary = runner.run(items, plan.graph_for, plan.scorer, context=plan.context,
@@ -95,9 +97,10 @@ def evaluate(
     context: ReadiContext | None = None,
     annotate: Callable[[runner.Item, runner.Record], None] | None = None,
     notes: dict[str, Any] | None = None,
-    strategy: str = "readi",
+    strategy: str = "",
 ) -> int:
-    """Run the items with one strategy, print the summary as the last line."""
+    """Run the items once (through `strategy`'s graph, if named), print the summary as the
+    last line."""
     plan = Plan(graph_for, scorer, label, context or context_from(args), annotate, notes or {})
     return compare(args, items, {strategy: plan})
 
