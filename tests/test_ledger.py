@@ -108,9 +108,9 @@ def test_the_ledger_has_a_row_per_strategy_over_the_questions_asked(
     body = [line for line in table.splitlines() if line.startswith("| ")][1:]
     assert [line.split(" | ")[0] for line in body] == ["| talker", "| readi"]
     assert "| 0.500 | 0.500 | 1.75 |" in body[0]
-    assert "talker: at most 2 per topic entity calls" in table
+    assert "talker: LLM calls per question at most 2 per topic entity" in table
     assert "OVER THE BOUND: 1 question(s) made more calls than talker guarantees: over" in table
-    assert "readi: at most 1 plan + E edits + 1 answer (E = max_edits) calls" in table
+    assert "readi: LLM calls per question at most 1 plan + E edits + 1 answer" in table
     # one resumable results file per strategy, each line naming its strategy and bound
     for name in ("talker", "readi"):
         lines = [json.loads(x) for x in (tmp_path / f"r.{name}.jsonl").read_text().splitlines()]

@@ -107,7 +107,7 @@ class Row:
 
     def as_json(self) -> Record:
         """The row in the summary's own field names, plus the bound check."""
-        out: Record = {c.fields[0]: read(self.summary, c) for c in COLUMNS}
+        out: Record = {c.fields[0]: _number(read(self.summary, c), c.digits) for c in COLUMNS}
         out.update(
             run=self.summary.get("run"),
             calls_bound=self.bounds.shown(),
@@ -124,6 +124,11 @@ def row(
     strategy: str, summary: Record, records: Sequence[Record], context: Any, note: str = ""
 ) -> Row:
     return Row(strategy, summary, bounds(strategy, records, context), note)
+
+
+def _number(value: float | None, digits: int) -> float | int | None:
+    """Counts (no digits) as integers."""
+    return int(value) if value is not None and not digits else value
 
 
 def _cell(value: float | None, digits: int) -> str:
@@ -144,7 +149,7 @@ def table(rows: Sequence[Row]) -> str:
     lines += ["", "Every rate is over the questions asked (a crashed question counts 0)."]
     for r in rows:
         driven = f" Driven by {r.note}." if r.note else ""
-        lines.append(f"- {r.strategy}: at most {r.bounds.formula} calls.{driven}")
+        lines.append(f"- {r.strategy}: LLM calls per question at most {r.bounds.formula}.{driven}")
         if r.bounds.over:
             shown = ", ".join(r.bounds.over[:10]) + (" ..." if len(r.bounds.over) > 10 else "")
             lines.append(
