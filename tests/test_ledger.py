@@ -178,3 +178,16 @@ def test_strategy_lists_are_checked_against_the_registry(
     code = main(["eval", "metaqa", "--data", str(metaqa_dir), "--hops", "1", "--strategy", "all",
                  "--planner", "gold"])  # fmt: skip
     assert code == 2 and "compare strategies with --planner" in capsys.readouterr().err
+
+
+def test_report_finds_a_comparisons_files_and_their_strategies(tmp_path: Path) -> None:
+    from readi_graph.eval.ledger_report import runs_of, strategy_of
+
+    for name in ("r.readi.jsonl", "r.fidelis.jsonl", "r.max_edits=2.jsonl", "other.readi.jsonl"):
+        (tmp_path / name).write_text('{"id": "a"}\n')
+    runs = runs_of(tmp_path / "r.jsonl")
+    assert runs == {"fidelis": tmp_path / "r.fidelis.jsonl", "readi": tmp_path / "r.readi.jsonl"}
+    assert runs_of(tmp_path / "r.readi.jsonl") == {}  # an existing file is one run
+    assert strategy_of(tmp_path / "other.readi.jsonl") == "readi"  # by its name
+    (tmp_path / "x.jsonl").write_text('{"id": "a", "strategy": "fidelis"}\n')
+    assert strategy_of(tmp_path / "x.jsonl") == "fidelis"  # by what its lines say
