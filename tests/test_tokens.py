@@ -3,6 +3,7 @@ and the run's usage says which tokenizer counted."""
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage
 
 from readi_graph.core import tokens
@@ -13,13 +14,21 @@ from readi_graph.graph import build_graph
 from fakes import path, routed, scripted
 
 
-def test_the_tokenizer_counts_bpe_tokens_offline() -> None:
+def test_the_tokenizer_counts_bpe_tokens_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     assert tokens.ENCODING == "cl100k_base"
     assert tokens.count("") == 0
     assert tokens.count("Hello world") == 2  # cl100k: "Hello", " world" (not 11 / 4 -> 3)
     assert tokens.count("Hello world" * 50) == 100  # 50 x ("Hello", " world")
     # special-token text is counted as ordinary text, never refused
     assert tokens.count("<|endoftext|>") > 1
+    # a long text is counted in pieces, cut where tokens start: the same count as in one go
+    long = "Hello world " * 20_000  # 240,000 characters: 3 pieces
+    in_pieces = tokens.count(long)
+    monkeypatch.setattr(tokens, "CHUNK", 10**6 - 1)
+    assert in_pieces == tokens.count(long) == 40_001  # one piece
+    monkeypatch.undo()
+    # a flooded reply (the encoder alone refuses a million characters) is counted too
+    assert tokens.count("Hello world " * 200_000) == 400_001
 
 
 def test_a_model_that_reports_no_usage_is_counted_by_the_tokenizer() -> None:

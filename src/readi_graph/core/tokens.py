@@ -35,8 +35,21 @@ def _loaded() -> Any:
         return _encoding
 
 
+CHUNK = 100_000  # characters encoded at once (the encoder refuses a million or more)
+
+
 def count(text: str) -> int:
-    """The number of `ENCODING` tokens in `text`."""
+    """The number of `ENCODING` tokens in `text`. A long text (a flooded reply) is counted in
+    pieces cut before a space, where a BPE token starts anyway, so the sum is the count."""
     if not text:
         return 0
-    return len(_loaded().encode_ordinary(text))
+    encoding = _loaded()
+    total, start = 0, 0
+    while start < len(text):
+        end = len(text) if len(text) - start <= CHUNK else start + CHUNK
+        if end < len(text):
+            space = text.rfind(" ", start + CHUNK // 2, end)
+            end = space if space > start else end
+        total += len(encoding.encode_ordinary(text[start:end]))
+        start = end
+    return total
