@@ -29,6 +29,14 @@ class Store:
         self.indexed += 1
 
 
+@pytest.fixture
+def fake_phrases() -> Any:
+    """The phrase cache is the process's: whatever the fake encoder put there is dropped."""
+    yield
+    encoder.phrases.cache_clear()
+
+
+@pytest.mark.usefixtures("fake_phrases")
 def test_each_side_starts_cold_then_alternates(monkeypatch: pytest.MonkeyPatch) -> None:
     encoded: list[str] = []
 
