@@ -26,6 +26,7 @@ Writes benchmarks/results/freebase.md. The endpoint and graph come from DIR/virt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import resource
@@ -78,6 +79,23 @@ class TimedQueries:
 RELATIONS: list[str] = []  # listed once (main), then given to every client
 
 
+class ServerCPU:
+    """Milliseconds of CPU the server's threads have run (/proc/PID/task/*/schedstat): work
+    done, however busy the machine (wall time on a shared machine also counts the waits)."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.tasks = Path(f"/proc/{pid}/task") if pid else None
+
+    def __call__(self) -> float:
+        if self.tasks is None:
+            return 0.0
+        ns = 0
+        for task in self.tasks.glob("*/schedstat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):  # a thread that ended
+                ns += int(task.read_text().split()[0])
+        return ns / 1e6
+
+
 def client(endpoint: str, graph: str | None) -> tuple[KnowledgeGraph, TimedQueries]:
     """A new KG client (nothing cached), its queries timed."""
     kg = KnowledgeGraph.from_endpoint(
@@ -86,14 +104,17 @@ def client(endpoint: str, graph: str | None) -> tuple[KnowledgeGraph, TimedQueri
     return kg, TimedQueries(kg.backend)
 
 
-def gold_run(kg: KnowledgeGraph, timed: TimedQueries, question: dict[str, Any]) -> dict[str, Any]:
-    """One gold path, timed and counted per phase (and per query)."""
+def gold_run(
+    kg: KnowledgeGraph, timed: TimedQueries, question: dict[str, Any], server: ServerCPU
+) -> dict[str, Any]:
+    """One gold path, timed and counted per phase (and per query); CPU of both processes."""
     names = tuple(r.rsplit("/", 1)[-1] for r, _ in question["relations"])
     bindings = [(Candidate(r, d),) for r, d in question["relations"]]
     path = KGPath(f"<{question['topic']}>", names)
     ms: dict[str, float] = {}
     queries: dict[str, list[tuple[float, int, str]]] = {}
     timed.take()
+    server_before, client_before = server(), time.thread_time()
     started = time.perf_counter()
     with count_queries() as resolving:
         start = kg.resolve(path.topic)
@@ -107,11 +128,16 @@ def gold_run(kg: KnowledgeGraph, timed: TimedQueries, question: dict[str, Any]) 
         kg.labels(merged.answers)
     total = (time.perf_counter() - started) * 1000
     ms["labels"], queries["labels"] = total - ms["resolve"] - ms["hops"], timed.take()
+    client_cpu = (time.thread_time() - client_before) * 1000
+    server_cpu = server() - server_before
     found = {str(t) for t in merged.answers}
     gold = set(question["answers"])
     return {
         "id": question.get("id"),
         "ms": total,
+        "cpu_ms": client_cpu + server_cpu,
+        "client_cpu_ms": client_cpu,
+        "server_cpu_ms": server_cpu,
         "phase_ms": ms,
         "query_log": queries,
         "queries": (resolving.n, walking.n, labelling.n),
@@ -128,10 +154,13 @@ def interleaved(questions: list[dict[str, Any]], per_hops: int) -> list[dict[str
     return [q for q in chain.from_iterable(zip_longest(*by_hops)) if q is not None]
 
 
-def one_pass(endpoint: str, graph: str | None, chosen: list[dict[str, Any]]) -> list[dict]:
+def one_pass(
+    endpoint: str, graph: str | None, chosen: list[dict[str, Any]], pid: int | None = None
+) -> list[dict]:
     """Every chosen question once, on a new client (nothing cached client-side)."""
     kg, timed = client(endpoint, graph)
-    runs = [gold_run(kg, timed, q) for q in chosen]
+    server = ServerCPU(pid)
+    runs = [gold_run(kg, timed, q, server) for q in chosen]
     kg.backend.close()  # type: ignore[attr-defined]
     return runs
 
@@ -149,21 +178,21 @@ def groups_of(chosen: list[dict[str, Any]]) -> dict[str, list[int]]:
 
 
 def quantile_over(
-    passes: list[list[dict]], at: list[int], q: float, phase: str = ""
+    passes: list[list[dict]], at: list[int], q: float, phase: str = "", key: str = "ms"
 ) -> list[float]:
-    """The `q` quantile of each pass over the questions `at` (a phase's ms, or the total)."""
+    """The `q` quantile of each pass over the questions `at`: of a phase's ms, or of `key`
+    (the total ms, or "cpu_ms")."""
     return [
-        percentile([p[i]["phase_ms"][phase] if phase else p[i]["ms"] for i in at], q)
-        for p in passes
+        percentile([p[i]["phase_ms"][phase] if phase else p[i][key] for i in at], q) for p in passes
     ]
 
 
 def latency_table(chosen: list[dict[str, Any]], cold: list[list[dict]], warm: list[list[dict]]):
     lines = [
         "| paths | questions | p50 ms cold | p95 ms cold | p50 ms warm | p95 ms warm |"
-        " warm p95 ms resolve / hops / labels | queries resolve + hops + labels (mean) | hit |"
-        " coverage | exact | capped |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        " warm p95 ms resolve / hops / labels | warm CPU ms p50 / p95 (client + server) |"
+        " queries resolve + hops + labels (mean) | hit | coverage | exact | capped |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     some = (cold or warm)[0]
     for name, at in groups_of(chosen).items():
@@ -181,6 +210,8 @@ def latency_table(chosen: list[dict[str, Any]], cold: list[list[dict]], warm: li
             f"| {name} | {len(at)} | {spread(quantile_over(cold, at, 0.5))} |"
             f" {spread(quantile_over(cold, at, 0.95))} | {spread(quantile_over(warm, at, 0.5))} |"
             f" {spread(quantile_over(warm, at, 0.95))} | {phases} |"
+            f" {spread(quantile_over(warm, at, 0.5, key='cpu_ms'))} /"
+            f" {spread(quantile_over(warm, at, 0.95, key='cpu_ms'))} |"
             f" {mean[0]:.2f} + {mean[1]:.2f} + {mean[2]:.2f} | {share['hit']:.3f} |"
             f" {share['coverage']:.3f} | {share['exact']:.3f} | {share['capped']:.3f} |"
         )
@@ -299,18 +330,22 @@ def main() -> None:
     questions = [json.loads(line) for line in (data / "questions.jsonl").open()]
     chosen = interleaved(questions, args.per_hops)
     cold, restarts = [], []
+
+    def pid() -> int | None:  # the kept server's, as a restart left it
+        return json.loads((data / "virtuoso.json").read_text())["pid"] if server else None
+
     for k in range(args.cold if server else 0):
         restarts.append(restart_kept(data))
-        cold.append(one_pass(endpoint, graph, chosen))
+        cold.append(one_pass(endpoint, graph, chosen, pid()))
         print(
             f"cold pass {k + 1}: p95 {percentile([r['ms'] for r in cold[-1]], 0.95):.1f} ms",
             file=sys.stderr,
         )
     if not server:
-        cold.append(one_pass(endpoint, graph, chosen))  # the first pass, server state unknown
+        cold.append(one_pass(endpoint, graph, chosen, pid()))  # the first pass, as found
     warm = []
     for k in range(args.warm):
-        warm.append(one_pass(endpoint, graph, chosen))
+        warm.append(one_pass(endpoint, graph, chosen, pid()))
         print(
             f"warm pass {k + 1}: p95 {percentile([r['ms'] for r in warm[-1]], 0.95):.1f} ms",
             file=sys.stderr,
