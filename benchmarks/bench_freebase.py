@@ -16,6 +16,10 @@ Writes benchmarks/results/freebase.md. The endpoint and graph come from DIR/virt
   interleaved (1, 2, 3, 1, ...) so that no length pays the cold pages for the others. Figures
   are the median over passes, with their range. With `--endpoint` (a server this script
   cannot restart) the passes are all run as they come and the first is marked as such.
+- CPU per question, client thread + server threads (/proc schedstat): the work done, which
+  on a shared machine wall time does not show (it also counts waiting for a core).
+- Reads before/after the rows stopped carrying their relation and direction (`read_shapes`),
+  side by side on the warm server, `--shapes` passes.
 - The slowest queries of the warm passes (per phase and hop), to see where the time goes.
 - On each hub (stats.json): the walk over its big relation and the Path-RAG step, before/after
   the caps moved into the queries (`bench_hub.one`, each side a new client: first call, then
@@ -44,6 +48,7 @@ from readi_graph.environments.kg.instantiation import connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
 from readi_graph.environments.kg.paths import Candidate, KGPath
 
+import read_shapes
 from _report import write_report
 from _timing import percentile, side_by_side, spread
 from bench_hub import one
@@ -134,6 +139,7 @@ def gold_run(
     gold = set(question["answers"])
     return {
         "id": question.get("id"),
+        "answers": sorted(found),
         "ms": total,
         "cpu_ms": client_cpu + server_cpu,
         "client_cpu_ms": client_cpu,
@@ -319,6 +325,9 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=3, help="passes, each after a cold restart")
     parser.add_argument("--warm", type=int, default=3, help="passes after the last cold one")
     parser.add_argument("--runs", type=int, default=3, help="warm calls per hub measurement")
+    parser.add_argument(
+        "--shapes", type=int, default=2, help="passes of the read-shape comparison (0: none)"
+    )
     parser.add_argument("--endpoint", help="a server of your own (no cold restarts)")
     parser.add_argument("--graph")
     args = parser.parse_args()
@@ -354,6 +363,14 @@ def main() -> None:
     started = time.perf_counter()
     RELATIONS[:] = kg.relations()
     relations, listing = len(RELATIONS), time.perf_counter() - started
+
+    def fresh(side: str) -> tuple[KnowledgeGraph, TimedQueries, ServerCPU]:
+        kg, timed = client(endpoint, graph)
+        return (read_shapes.before(kg) if side == "before" else kg), timed, ServerCPU(pid())
+
+    shapes = read_shapes.compare(
+        fresh, lambda c, q: gold_run(c[0], c[1], q, c[2]), chosen, args.shapes
+    )
     hubs = hub_rows(endpoint, graph, hub_walks(stats), args.runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     cold_note = (
@@ -376,6 +393,15 @@ def main() -> None:
         " passes (min-max) of each pass's p50 / p95.",
         "",
         *latency_table(chosen, cold, warm),
+        "",
+        "## Reads before/after the rows stopped carrying their relation and direction",
+        "",
+        f"The same gold paths on the warm server, {args.shapes} passes, each question by both"
+        " sides in turn (first side alternating), each side a new client per pass; before ="
+        " rows `?x ?p ?y ?dir`, after = only the nodes (and the branch when several)."
+        " ms: median (min-max) over the passes; CPU = client thread + server threads.",
+        "",
+        *(read_shapes.table(chosen, shapes) if args.shapes else ["(not run: --shapes 0)"]),
         "",
         "## The slowest queries warm (median over the warm passes), with their cold time",
         "",
