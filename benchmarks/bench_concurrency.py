@@ -15,6 +15,14 @@ local stores still run); and N asyncio tasks with the endpoint's queries awaited
 loop (the default for an endpoint). Reported: questions/s, the speed-up over N = 1, the peak
 number of OS threads of the process (from /proc/self/task, sampled every 5 ms; the count
 before the run in brackets), and whether every question's answers match the N = 1 run.
+
+Every (mode, N) runs under the same conditions: the same `--questions` questions at every N;
+one untimed warm-up pass over them first (a KG client of its own, thread pool), so the
+server has read their data and compiled their queries before anything is timed; then each
+(mode, N) gets a fresh KG client (empty label cache, relations listed and indexed again
+inside the run). N is the outer loop and the modes inner, so the modes compared at one N run
+back to back; with `--repeats R` each (mode, N) is measured R times (interleaved) and the
+median is reported with its range.
 """
 
 from __future__ import annotations
@@ -24,9 +32,11 @@ import asyncio
 import io
 import os
 import platform
+import statistics
 import sys
 import threading
 import time
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -132,17 +142,26 @@ def run(graph: Any, items: list[runner.Item], n: int, asynchronous: bool) -> dic
     }
 
 
+def warm_up(endpoint: str, graph: str | None, model: Any, items: list[runner.Item]) -> float:
+    """One untimed pass over `items` on a KG client of its own: the server reads their data
+    and compiles their queries before any (mode, N) is timed. Returns its seconds."""
+    started = time.perf_counter()
+    run(build_graph(endpoint_kg(endpoint, graph, 0.0, True), model), items, 16, False)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(DATA))
     parser.add_argument("--hops", type=int, default=2)
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--endpoint-latency", type=float, default=0.0)
-    parser.add_argument("--per-level", type=int, default=4, help="questions = max(64, N x this)")
+    parser.add_argument("--questions", type=int, default=128, help="the same ones at every N")
+    parser.add_argument("--repeats", type=int, default=1, help="measurements per (mode, N)")
     parser.add_argument("--endpoint")
     parser.add_argument("--graph")
     args = parser.parse_args()
-    questions = list(load_questions(args.data, args.hops, "dev"))[: max(LEVELS) * args.per_level]
+    questions = list(load_questions(args.data, args.hops, "dev"))[: args.questions]
     items = [
         runner.Item(q.id, {"question": q.question, "topic_entities": [q.topic]}, list(q.answers))
         for q in questions
@@ -157,44 +176,63 @@ def main() -> None:
         args.graph = "urn:bench:metaqa"
         server.load_ntriples(metaqa_ntriples(Path(args.data) / "kb.txt"), args.graph)
         args.endpoint = server.endpoint
+    delay = args.endpoint_latency
+    modes = {"threads": False, "async, KG in threads": False, "async, KG awaited": True}
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {k: [] for k in product(modes, LEVELS)}
     try:
-        delay = args.endpoint_latency
-        modes = {"threads": False, "async, KG in threads": False, "async, KG awaited": True}
-        results: dict[tuple[str, int], dict[str, Any]] = {}
-        for mode, native in modes.items():
-            # A fresh KG per mode: its label cache starts as cold as the other modes' did.
-            graph = build_graph(endpoint_kg(args.endpoint, args.graph, delay, native), model)
-            for n in LEVELS:
-                chosen = items[: max(64, n * args.per_level)]
-                results[mode, n] = run(graph, chosen, n, mode.startswith("async"))
-                r = results[mode, n]
-                print(f"{mode} N={n}: {r['qps']:.2f} q/s, {r['threads']} threads", file=sys.stderr)
+        warm = warm_up(args.endpoint, args.graph, Delayed(inner=model.inner, seconds=0), items)
+        print(f"warm-up pass: {warm:.1f} s", file=sys.stderr)
+        for _, n, mode in product(range(args.repeats), LEVELS, modes):
+            # A fresh KG client per (mode, N): its label cache starts as cold as the others'.
+            graph = build_graph(endpoint_kg(args.endpoint, args.graph, delay, modes[mode]), model)
+            r = run(graph, items, n, mode.startswith("async"))
+            runs[mode, n].append(r)
+            print(f"{mode} N={n}: {r['qps']:.2f} q/s, {r['threads']} threads", file=sys.stderr)
     finally:
         if server is not None:
             server.stop()
+    write_report(HERE / "results" / report_name(delay), report(args, runs, warm))
+
+
+def report_name(delay: float) -> str:
+    return "concurrency_remote.md" if delay else "concurrency.md"
+
+
+def report(
+    args: argparse.Namespace, runs: dict[tuple[str, int], list[dict[str, Any]]], warm: float
+) -> list[str]:
+    delay = args.endpoint_latency
     lines = [
         "# Many questions at once (MetaQA 2-hop, Virtuoso over HTTP"
         + (f" + {delay * 1000:.0f} ms per query" if delay else "")
         + f", model replies after {args.latency * 1000:.0f} ms)",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}. Planner: offline corrupt path + oracle editor.",
+        f"{platform.python_version()}. Planner: offline corrupt path + oracle editor."
+        f" The same {args.questions} questions at every N. Conditions, equal for every (mode, N):"
+        f" one untimed warm-up pass over these questions first ({warm:.0f} s, its own KG"
+        " client), then a fresh KG client per (mode, N); N outer, modes inner"
+        f"; {args.repeats} measurement(s) per (mode, N)"
+        + (", median (min-max)." if args.repeats > 1 else "."),
         "",
         "| mode | N | questions | questions/s | speed-up vs N=1 | peak OS threads (before) |"
         " same answers as threads, N=1 | accuracy | errors |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    reference = results["threads", 1]["answers"]
-    for (mode, n), r in results.items():
-        base = results[mode, 1]
-        same = all(reference[k] == v for k, v in r["answers"].items() if k in reference)
+    reference = runs["threads", 1][0]["answers"]
+    for (mode, n), measured in runs.items():
+        qps = [r["qps"] for r in measured]
+        base = statistics.median(r["qps"] for r in runs[mode, 1])
+        spread = f" ({min(qps):.2f}-{max(qps):.2f})" if len(qps) > 1 else ""
+        same = all(reference == r["answers"] for r in measured)
+        last = measured[-1]
         lines.append(
-            f"| {mode} | {n} | {len(r['answers'])} | {r['qps']:.2f} | {r['qps'] / base['qps']:.1f}x"
-            f" | {r['threads']} ({r['before']}) | {'yes' if same else 'NO'} | {r['accuracy']} |"
-            f" {r['errors']} |"
+            f"| {mode} | {n} | {len(last['answers'])} | {statistics.median(qps):.2f}{spread} |"
+            f" {statistics.median(qps) / base:.1f}x | {max(r['threads'] for r in measured)}"
+            f" ({last['before']}) | {'yes' if same else 'NO'} | {last['accuracy']} |"
+            f" {sum(r['errors'] for r in measured)} |"
         )
-    name = "concurrency_remote.md" if delay else "concurrency.md"
-    write_report(HERE / "results" / name, [*lines, ""])
+    return [*lines, ""]
 
 
 if __name__ == "__main__":

@@ -14,8 +14,14 @@ Run:  python benchmarks/bench_hub.py [--sizes 1000,10000,100000,1000000] [--no-v
 
 "same kept" checks that the capped read keeps the nodes an uncapped query returns first (same
 query without the LIMIT, same store order), then the same cut: the cap changes the cost, not
-which nodes are kept. Wall time (median of 3 for the capped runs, without tracemalloc),
-Python peak memory (tracemalloc, one more call) and queries per call.
+which nodes are kept.
+
+Both sides run under the same conditions (`_timing.side_by_side`): each side of each
+comparison (walk before, walk after, step before, step after) gets its own freshly loaded
+store with identical data (embedded: the file loaded again; Virtuoso: a named graph of its
+own, bulk-loaded just before) and a new KG client, its relation index built untimed. Cold =
+the first call on that store; warm = the median (min-max) of `--runs` further calls, the two
+sides alternating. Python peak memory (tracemalloc) from one more call; queries per call.
 """
 
 from __future__ import annotations
@@ -26,7 +32,6 @@ import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,33 +41,17 @@ from typing import Any
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.explore import Similarity
 from readi_graph.environments.kg.instantiation import connect
-from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
+from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.environments.kg.paths import Candidate, KGPath
 from readi_graph.eval.synthetic import EX, hub_ntriples
 from readi_graph.strategies.fidelis.pathrag import EDGES_PER_BEAM, candidates
 
 from _report import write_report
+from _timing import side_by_side
 
 HERE = Path(__file__).parent
 HUB = Term.iri(EX + "hub")
 TOP_M, ALPHA, KEYWORDS = 10, 0.3, "born in town"
-
-
-def measure(work: Callable[[], Any], runs: int = 1) -> tuple[float, float, int, Any]:
-    """(median seconds of `runs` calls, peak MiB, queries, result). Time is taken without
-    tracemalloc (it slows Python code down 2x); one more call measures the peak memory."""
-    times, queries, result = [], 0, None
-    for _ in range(runs):
-        started = time.perf_counter()
-        with count_queries() as counted:
-            result = work()
-        times.append(time.perf_counter() - started)
-        queries = counted.n
-    tracemalloc.start()
-    work()
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    return statistics.median(times), peak, queries, result
 
 
 def pathrag_before(kg: KnowledgeGraph, hub: Term, keywords: str) -> int:
@@ -92,66 +81,104 @@ def first_neighbours(
     return [r["y"] for r in rows[:n]]
 
 
+def widened(kg: KnowledgeGraph) -> KnowledgeGraph:
+    """`kg` read as before the caps moved into the queries: up to the row limit per relation
+    (`rows_per_relation` = `row_limit`), the frontier cap applied in Python."""
+    wide = replace(kg.settings, rows_per_relation=kg.settings.row_limit)
+    return KnowledgeGraph(kg.backend, wide, name=f"{kg.name} (before)")
+
+
 def one(
-    kg: KnowledgeGraph,
+    fresh: Callable[[str], KnowledgeGraph],
     hub: Term = HUB,
     relation: str = EX + "links",
     forward: bool = True,
     keywords: str = KEYWORDS,
     right: str = EX + "born_in",
+    runs: int = 5,
 ) -> dict[str, Any]:
-    """Before/after of the walk over `relation` and of the Path-RAG step, from `hub`."""
-    kg.relation_index  # noqa: B018 - built once, outside the measured calls
-    before = KnowledgeGraph(
-        kg.backend, replace(kg.settings, rows_per_relation=kg.settings.row_limit), name="before"
-    )
-    before._index = kg.relation_index  # same index: only the reads differ
+    """Before/after of the walk over `relation` and of the Path-RAG step, from `hub`.
+    `fresh(role)` makes the KG of one side ("walk-before", ...), nothing read from it yet."""
     path = KGPath(f"<{hub.value}>", ("links",))
     bound = [(Candidate(relation, "forward" if forward else "backward"),)]
-    walk_before = measure(lambda: connect(before, path, bound))
-    walk = measure(lambda: connect(kg, path, bound), runs=3)
-    step_before = measure(lambda: pathrag_before(before, hub, keywords))
-    step = measure(lambda: candidates(kg, [hub], keywords, top_m=TOP_M, alpha=ALPHA), runs=3)
-    cap, per = kg.settings.frontier_cap, kg.settings.rows_per_relation
-    first = first_neighbours(kg, hub, relation, forward, per)
+
+    def walk(kg: KnowledgeGraph) -> Any:
+        return connect(kg, path, bound)
+
+    def step(kg: KnowledgeGraph) -> Any:
+        return candidates(kg, [hub], keywords, top_m=TOP_M, alpha=ALPHA)
+
+    def step_before(kg: KnowledgeGraph) -> int:
+        return pathrag_before(kg, hub, keywords)
+
+    walks = side_by_side(
+        {"before": widened(fresh("walk-before")), "after": fresh("walk-after")},
+        {"before": walk, "after": walk},
+        runs,
+    )
+    after = fresh("step-after")
+    steps = side_by_side(
+        {"before": widened(fresh("step-before")), "after": after},
+        {"before": step_before, "after": step},
+        runs,
+    )
+    cap, per = after.settings.frontier_cap, after.settings.rows_per_relation
+    first = first_neighbours(after, hub, relation, forward, per)
     return {
-        "walk_before": walk_before,
-        "walk": walk,
-        "walk_same": list(walk[3].frontier) == sorted(set(first))[:cap],
-        "step_before": step_before,
-        "step": step,
-        "step_born_in": any(s.relation == right for s in step[3].ranked[0]),
+        "walk": walks,
+        "walk_same": list(walks["after"].result.frontier) == sorted(set(first))[:cap],
+        "step": steps,
+        "step_born_in": any(s.relation == right for s in steps["after"].result.ranked[0]),
     }
 
 
-def embedded(edges: int) -> tuple[float, dict[str, Any]]:
+SETTINGS = KGSettings(label_predicates=(EX + "label",))
+
+
+def embedded(edges: int, runs: int) -> tuple[float, dict[str, Any]]:
     file = Path(tempfile.mkdtemp()) / "hub.nt"
     file.write_text(hub_ntriples(edges), encoding="utf-8")
-    started = time.perf_counter()
-    kg = KnowledgeGraph.from_file(file, KGSettings(label_predicates=(EX + "label",)))
-    load = time.perf_counter() - started
+    loads: list[float] = []
+
+    def fresh(role: str) -> KnowledgeGraph:
+        started = time.perf_counter()
+        kg = KnowledgeGraph.from_file(file, SETTINGS)
+        loads.append(time.perf_counter() - started)
+        return kg
+
+    result = one(fresh, runs=runs)
     file.unlink()
-    return load, one(kg)
+    return statistics.median(loads), result
 
 
-def on_virtuoso(server: Any, edges: int) -> tuple[float, dict[str, Any]]:
-    graph = f"urn:bench:hub{edges}"
-    started = time.perf_counter()
-    server.load_ntriples(hub_ntriples(edges).encode(), graph, name=f"hub{edges}.nt")
-    load = time.perf_counter() - started
-    kg = KnowledgeGraph.from_endpoint(
-        server.endpoint, KGSettings(label_predicates=(EX + "label",)), default_graph=graph
-    )
-    return load, one(kg)
+def on_virtuoso(server: Any, edges: int, runs: int) -> tuple[float, dict[str, Any]]:
+    data, loads = hub_ntriples(edges).encode(), []
+
+    def fresh(role: str) -> KnowledgeGraph:
+        graph = f"urn:bench:hub{edges}:{role}"
+        started = time.perf_counter()
+        server.load_ntriples(data, graph, name=f"hub{edges}-{role}.nt")  # a name per load
+        loads.append(time.perf_counter() - started)
+        return KnowledgeGraph.from_endpoint(server.endpoint, SETTINGS, default_graph=graph)
+
+    result = one(fresh, runs=runs)
+    return statistics.median(loads), result
 
 
 def rows_of(store: str, edges: int, load: float, r: dict[str, Any]) -> str:
-    wb, wa, sb, sa = r["walk_before"], r["walk"], r["step_before"], r["step"]
+    wb, wa, sb, sa = (
+        r["walk"]["before"],
+        r["walk"]["after"],
+        r["step"]["before"],
+        r["step"]["after"],
+    )
     return (
-        f"| {store} | {edges:,} | {load:.1f} | {wb[0]:.3f} | {wa[0]:.3f} | {wb[0] / wa[0]:.0f}x |"
-        f" {wb[1]:.1f} / {wa[1]:.1f} | {wa[2]} | {'yes' if r['walk_same'] else 'NO'} |"
-        f" {sb[0]:.3f} | {sa[0]:.3f} | {sb[0] / sa[0]:.0f}x | {sb[1]:.1f} / {sa[1]:.1f} |"
-        f" {sa[2]} | {'yes' if r['step_born_in'] else 'NO'} |"
+        f"| {store} | {edges:,} | {load:.1f} | {wb.cold:.3f} / {wb.warm_text()} |"
+        f" {wa.cold:.3f} / {wa.warm_text()} | {wb.cold / wa.cold:.0f}x / {wb.median / wa.median:.0f}x |"
+        f" {wb.peak_mib:.1f} / {wa.peak_mib:.1f} | {wa.queries} | {'yes' if r['walk_same'] else 'NO'} |"
+        f" {sb.cold:.3f} / {sb.warm_text()} | {sa.cold:.3f} / {sa.warm_text()} |"
+        f" {sb.cold / sa.cold:.0f}x / {sb.median / sa.median:.0f}x | {sb.peak_mib:.1f} / {sa.peak_mib:.1f} |"
+        f" {sa.queries} | {'yes' if r['step_born_in'] else 'NO'} |"
     )
 
 
@@ -159,15 +186,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--no-virtuoso", action="store_true")
+    parser.add_argument("--runs", type=int, default=5, help="warm calls per side")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     from readi_graph.environments.kg.encoder import DenseEncoder, dense_available
 
     if dense_available():
         DenseEncoder.encode(["warm up"])  # load MiniLM before anything is timed
+    embedded(100, runs=1)  # the code paths once, untimed: neither side pays the first import
     lines = []
     for edges in sizes:
-        load, result = embedded(edges)
+        load, result = embedded(edges, args.runs)
         lines.append(rows_of("pyoxigraph", edges, load, result))
         print(lines[-1], file=sys.stderr)
     note = "Virtuoso not measured (not installed, or --no-virtuoso)."
@@ -178,7 +207,7 @@ def main() -> None:
         server = start_virtuoso()
         try:
             for edges in sizes:
-                load, result = on_virtuoso(server, edges)
+                load, result = on_virtuoso(server, edges, args.runs)
                 lines.append(rows_of("Virtuoso (HTTP)", edges, load, result))
                 print(lines[-1], file=sys.stderr)
             note = "Virtuoso: Debian virtuoso-opensource 7, throw-away database on loopback."
@@ -195,17 +224,22 @@ def main() -> None:
             f"{settings.rows_per_relation:,}, row limit {settings.row_limit:,} (9,999 on "
             f"endpoints); Path-RAG scores {EDGES_PER_BEAM * TOP_M} edges of a beam end.",
             "",
-            "| store | hub edges | load s | walk before s | walk after s | speed-up |"
+            f"Each side on its own freshly loaded store; cold = first call / warm = median"
+            f" (min-max) of {args.runs} further calls, sides alternating. Speed-ups: cold / warm.",
+            "",
+            "| store | hub edges | load s (median) | walk before s, cold / warm |"
+            " walk after s, cold / warm | speed-up |"
             " walk peak MiB before / after | walk queries | same kept |"
-            " Path-RAG before s | Path-RAG after s | speed-up | peak MiB before / after |"
-            " step queries | right edge kept |",
+            " Path-RAG before s, cold / warm | Path-RAG after s, cold / warm | speed-up |"
+            " peak MiB before / after | step queries | right edge kept |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
             *lines,
             "",
             "same kept: the capped walk keeps exactly the nodes an uncapped query returns first"
             " (store order), then the frontier cap. right edge kept: the one `born_in` edge"
             " among the hub's edges is among the Path-RAG step's candidates. Load = building the"
-            " store (embedded) or bulk-loading the N-Triples (Virtuoso).",
+            " store (embedded) or bulk-loading the N-Triples into a graph (Virtuoso), median of"
+            " the four loads (one per side and step).",
             "",
         ],
     )

@@ -6,8 +6,10 @@ ld_dir / rdf_loader_run / checkpoint into one named graph, and reports the load 
 triples the graph holds and the database size on disk in benchmarks/results/freebase_load.md.
 Then it stops the server and deletes its database, or with --keep leaves it running for later
 benchmarks: endpoint, ports, workdir and how to stop it go to DIR/virtuoso.json. Stop a kept
-server with `python benchmarks/load_virtuoso.py --data DIR --stop`. On any error, or when
-interrupted, the server is stopped: no process is left behind.
+server with `python benchmarks/load_virtuoso.py --data DIR --stop`; `--restart` shuts it down
+and starts it again on the same database, cold: its buffer pool empty and the database files
+evicted from the OS page cache (as after a reboot; `bench_freebase.py` uses it for its cold
+runs). On any error, or when interrupted, the server is stopped: no process is left behind.
 
 The ini is the packaged one with more buffers for a load of millions of triples (Virtuoso's
 guide: 8 KiB each, about 2/3 of the memory given to the database; `--buffers` sets it), and
@@ -28,6 +30,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -118,16 +121,83 @@ def keep(server: Virtuoso, data: Path, graph: str) -> None:
     print(json.dumps(info, indent=2))
 
 
+_STARTED: dict[int, subprocess.Popen[bytes]] = {}  # servers this process restarted, by pid
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie nobody has reaped yet is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _shutdown(info: dict[str, Any]) -> None:
+    """Shut the kept server down (it checkpoints first); killed if it lingers."""
+    shutdown = ["isql-vt", str(info["isql_port"]), "dba", "dba", "exec=shutdown;"]
+    subprocess.run(shutdown, capture_output=True, check=False, timeout=300)
+    pid, deadline = info["pid"], time.monotonic() + 120
+    child = _STARTED.pop(pid, None)
+    while time.monotonic() < deadline:
+        if child is not None and child.poll() is not None:
+            break  # reaped: no zombie left behind by a restart in this process
+        if child is None and not _running(pid):
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        if child is not None:
+            child.wait(timeout=30)
+
+
+def evict(directory: Path) -> None:
+    """Drop the files of `directory` from the OS page cache (their clean pages)."""
+    for file in directory.iterdir():
+        if file.is_file():
+            fd = os.open(file, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def restart_kept(data: Path, timeout: float = 300) -> float:
+    """Stop the kept server and start it again on its database, cold (see the module
+    docstring). Returns the seconds until it answered a query again."""
+    info = json.loads((data / "virtuoso.json").read_text(encoding="utf-8"))
+    _shutdown(info)
+    workdir = Path(info["workdir"])
+    os.sync()
+    evict(workdir / "db")
+    started = time.perf_counter()
+    log = (workdir / "virtuoso.out").open("ab")
+    process = subprocess.Popen(
+        ["virtuoso-t", "-c", "virtuoso.ini", "+foreground"],
+        cwd=workdir,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # outlives this process, as --keep's server does
+    )
+    _STARTED[process.pid] = process
+    info["pid"] = process.pid
+    (data / "virtuoso.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    while time.perf_counter() - started < timeout:
+        if process.poll() is not None:
+            raise RuntimeError(f"Virtuoso exited on restart; see {workdir / 'virtuoso.out'}")
+        try:
+            if httpx.post(info["endpoint"], data={"query": "ASK {}"}, timeout=5).is_success:
+                return time.perf_counter() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"Virtuoso did not answer within {timeout:.0f} s of its restart")
+
+
 def stop_kept(data: Path) -> None:
     """Shut down the server --keep left (killed if it lingers), and delete its database."""
     info = json.loads((data / "virtuoso.json").read_text(encoding="utf-8"))
-    shutdown = ["isql-vt", str(info["isql_port"]), "dba", "dba", "exec=shutdown;"]
-    subprocess.run(shutdown, capture_output=True, check=False, timeout=120)
-    pid, deadline = info["pid"], time.monotonic() + 60
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    if Path(f"/proc/{pid}").exists():
-        os.kill(pid, signal.SIGKILL)
+    _shutdown(info)
     shutil.rmtree(info["workdir"], ignore_errors=True)
     (data / "virtuoso.json").unlink()
     print(f"stopped the server on port {info['isql_port']}, deleted {info['workdir']}")
@@ -139,6 +209,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="leave the server running")
     parser.add_argument("--stop", action="store_true", help="stop the server --keep left")
     parser.add_argument(
+        "--restart", action="store_true", help="restart the kept server cold (same database)"
+    )
+    parser.add_argument(
         "--workdir", type=Path, help="database directory (default: a temporary one)"
     )
     parser.add_argument("--graph", default=GRAPH)
@@ -149,6 +222,8 @@ def main() -> None:
     data = args.data.resolve()
     if args.stop:
         return stop_kept(data)
+    if args.restart:
+        return print(f"restarted cold, answering after {restart_kept(data):.1f} s")
     if args.workdir and args.workdir.exists() and any(args.workdir.iterdir()):
         sys.exit(f"{args.workdir} is not empty (it is deleted with the server)")
     if not virtuoso_available():

@@ -165,6 +165,7 @@ def test_bulk_load_into_virtuoso(small: tuple[Path, dict], virtuoso: Virtuoso) -
     """load_virtuoso.py's load and count on the small graph; every gold answer holds there too
     (literals included: they are written in forms Virtuoso prints back unchanged)."""
     import httpx
+
     from load_virtuoso import bulk_load, sparql_count
 
     data = virtuoso.workdir / "freebase_shaped"  # ld_dir reads only where DirsAllowed says

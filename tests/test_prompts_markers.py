@@ -25,6 +25,19 @@ def test_section_labels_start_their_line_in_the_edit_prompt() -> None:
         assert any(line.startswith(label) for line in lines), label
 
 
+def test_section_labels_start_their_line_in_the_fidelis_prompts() -> None:
+    """The FiDeLiS oracle (datasets/metaqa_fidelis.py) reads these sections line by line."""
+    for template, labels in (
+        ("fidelis_plan", (markers.QUESTION,)),
+        ("fidelis_select", (markers.QUESTION, markers.CANDIDATES, markers.CHOOSE)),
+        ("fidelis_verify", (markers.STATEMENT, markers.PATH)),
+        ("fidelis_reason", (markers.QUESTION, markers.REASONING_PATHS)),
+    ):
+        lines = load(template).splitlines(keepends=True)
+        for label in labels:
+            assert any(line.startswith(label) for line in lines), (template, label)
+
+
 def test_the_answer_instruction_and_the_scripted_models_use_the_markers() -> None:
     assert instruction("evidence", "the triples below").startswith(markers.ANSWER_ONLY_FROM)
     model = routed("plan", "answer", "edit")

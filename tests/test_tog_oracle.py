@@ -27,7 +27,7 @@ def test_readi_eval_runs_tog_with_the_oracle(
             "--strategy", "tog", "--out", str(out)]  # fmt: skip
     assert main(args) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert summary["run"].endswith("strategy=tog planner=oracle")
+    assert summary["run"].endswith("strategy=tog driver=oracle")
     assert summary["n"] == 12 and summary["errors"] == 0
     assert summary["hit1"] >= 11 / 12  # measured on these 12: 1.0 (2-hop), 1.0 (3-hop)
     records = [json.loads(line) for line in out.read_text().splitlines()]

@@ -96,3 +96,34 @@ def test_entity_linking_over_http_agrees_with_the_embedded_store(
             assert remote.entities == [question.topic]
             look_ups = -(-NAMES_LIMIT // NAMES_CHUNK)
             assert queries.n <= look_ups + 4 * len(remote.mentions)  # + resolving each one
+
+
+def test_a_read_of_several_branches_names_each_edge_by_its_branch(
+    virtuoso_kg: KnowledgeGraph, metaqa_kg: KnowledgeGraph
+) -> None:
+    """The store sends back only the nodes (and which branch a row came from): the relation
+    and direction of every edge must still be the ones of the triple behind it, on both
+    stores, whether the rows name their source node (several nodes) or not (one)."""
+    from readi_graph.environments.kg.edges import Edge
+    from readi_graph.environments.kg.local import METAQA_RELATION as R
+
+    forward, backward = [R + "directed_by", R + "release_year"], [R + "directed_by"]
+    seen: set[Edge] = set()
+    for kg in (metaqa_kg, virtuoso_kg):
+        (gump,) = kg.resolve("Forrest Gump").nodes
+        (zemeckis,) = kg.resolve("Robert Zemeckis").nodes
+        for frontier in ([gump], [gump, zemeckis], [zemeckis]):
+            want = set()
+            for n, p in itertools.product(frontier, forward):
+                rows = kg.backend.select(f"SELECT ?y WHERE {{ <{n.value}> <{p}> ?y }}")
+                want |= {Edge(n, p, r["y"], True) for r in rows}
+            for n, p in itertools.product(frontier, backward):
+                rows = kg.backend.select(f"SELECT ?y WHERE {{ ?y <{p}> <{n.value}> }}")
+                want |= {Edge(n, p, r["y"], False) for r in rows}
+            assert set(kg.expand(frontier, forward, backward).edges) == want
+            seen |= want
+    # Both directions and both forward relations were among the edges checked.
+    assert {(e.relation, e.forward) for e in seen} == {
+        *((p, True) for p in forward),
+        *((p, False) for p in backward),
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 
@@ -154,7 +155,12 @@ def add_parsers(commands: Any) -> None:
     linking.set_defaults(func=bench_linking)
 
     report = commands.add_parser("report", help="markdown report with plots from results")
-    report.add_argument("results", help="JSON lines written by `readi eval --out`")
+    report.add_argument(
+        "results",
+        nargs="+",
+        help="JSON lines written by `readi eval --out`; several files, or the --out of a "
+        "comparison (`--strategy a,b`), put the strategies side by side",
+    )
     report.add_argument("--out", required=True, help="directory for report.md and the plots")
     report.add_argument(
         "--requested",
@@ -175,7 +181,13 @@ def _subgraph_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_report(args: argparse.Namespace) -> int:
+    from readi_graph.eval.ledger_report import runs_of, strategy_of, write_side_by_side
     from readi_graph.eval.report import write_report as write
 
-    print(write(args.results, args.out, requested=args.requested))
+    paths = [Path(p) for p in args.results]
+    runs = runs_of(paths[0]) if len(paths) == 1 else {strategy_of(p): p for p in paths}
+    if runs:
+        print(write_side_by_side(runs, args.out))
+    else:
+        print(write(paths[0], args.out, requested=args.requested))
     return 0

@@ -1,9 +1,11 @@
 """`readi eval {metaqa,wtq,webqsp,cwq}`: one runner, one JSON line per question, resumable.
 
 Every dataset takes the same options (`--limit --concurrency --out --resume --model
---max-edits --cache`); the last line printed is the JSON summary. MetaQA has offline modes
-that need no LLM: `--planner gold` (instantiation only) and `--planner empty|corrupt` with
-`--editor oracle|none` (the whole graph; see eval/offline.py).
+--max-edits --cache --strategy`); the last line printed is the JSON summary, or with several
+strategies (`--strategy readi,fidelis`, `all`) the ledger's comparison (eval/ledger.py).
+MetaQA has offline modes that need no LLM: `--planner gold` (instantiation only),
+`--planner empty|corrupt` with `--editor oracle|none` (Readi's whole graph; see
+datasets/metaqa_offline.py), and the other strategies' gold-chain oracles.
 """
 
 from __future__ import annotations
@@ -11,16 +13,78 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from readi_graph import datasets
-from readi_graph.cli.options import add_common, context_from, reply_cache
+from readi_graph.cli.options import add_common, chosen_strategies, context_from, reply_cache
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.eval import runner
+from readi_graph.eval import ledger, runner
 from readi_graph.eval.metrics import kgqa_scores
+
+
+@dataclass
+class Plan:
+    """How one strategy runs the questions: its graph (per question), scorer, run context,
+    extra fields per results line, notes for its summary and what drives it."""
+
+    graph_for: Callable[[runner.Item], Any]
+    scorer: runner.Scorer
+    label: str
+    context: ReadiContext
+    annotate: Callable[[runner.Item, runner.Record], None] | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    driven_by: str = ""
+
+
+def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str, Plan]) -> int:
+    """The same questions through each strategy's plan: one results file and one summary line
+    each (`<out>.<strategy>.jsonl` when there are several), then the ledger (eval/ledger.py)
+    on stderr and in `<out>.ledger.md`, and `{"compare": ...}` as the last line."""
+    rows = []
+    for strategy, plan in plans.items():
+        out = args.out
+        if out and len(plans) > 1:
+            out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
+        summary, records = _run(args, items, strategy, plan, out)
+        print(json.dumps({**summary, **plan.notes}, ensure_ascii=False), flush=True)
+        if len(plans) > 1:
+            rows.append(ledger.row(strategy, summary, records, plan.context, plan.driven_by))
+    if rows:
+        text = ledger.table(rows)
+        print(text, file=sys.stderr)
+        if args.out:
+            Path(args.out).with_suffix(".ledger.md").write_text(text + "\n", encoding="utf-8")
+        print(json.dumps(ledger.as_json(rows), ensure_ascii=False))
+    return 0
+
+
+def _run(
+    args: argparse.Namespace, items: list[runner.Item], strategy: str, plan: Plan, out: str | None
+) -> tuple[runner.Record, list[runner.Record]]:
+    """One strategy's run: its summary, and the results lines of the questions asked (those
+    resumed from `out` included)."""
+    fresh: list[runner.Record] = []
+
+    def annotate(item: runner.Item, record: runner.Record) -> None:
+        if plan.annotate is not None:
+            plan.annotate(item, record)
+        if strategy:  # a graph's run (gold paths without a graph have no strategy)
+            record["strategy"] = strategy
+            record["calls_bound"] = ledger.bound_of(strategy, record, plan.context)
+        fresh.append(record)
+
+    summary = runner.run(items, plan.graph_for, plan.scorer, context=plan.context,
+                         label=plan.label, out=out, resume=args.resume,
+                         concurrency=args.concurrency, asynchronous=args.asynchronous,
+                         annotate=annotate)  # fmt: skip
+    wanted = {item.id for item in items}
+    records = runner.read_results(Path(out)) if out else fresh
+    return summary, [r for r in records if r.get("id") in wanted]
 
 
 def evaluate(
@@ -33,30 +97,16 @@ def evaluate(
     context: ReadiContext | None = None,
     annotate: Callable[[runner.Item, runner.Record], None] | None = None,
     notes: dict[str, Any] | None = None,
+    strategy: str = "",
 ) -> int:
-    """Run the items, print the summary as the last line."""
-    summary = runner.run(
-        items,
-        graph_for,
-        scorer,
-        context=context or context_from(args),
-        label=label,
-        out=args.out,
-        resume=args.resume,
-        concurrency=args.concurrency,
-        asynchronous=args.asynchronous,
-        annotate=annotate,
-    )
-    print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False))
-    return 0
+    """Run the items once (through `strategy`'s graph, if named), print the summary as the
+    last line."""
+    plan = Plan(graph_for, scorer, label, context or context_from(args), annotate, notes or {})
+    return compare(args, items, {strategy: plan})
 
 
 def _same(graph: Any, _item: runner.Item) -> Any:
     return graph
-
-
-COMPARED = ("accuracy", "hit1", "f1", "llm_calls_per_question", "prompt_tokens_per_question",
-            "queries_per_question", "seconds_per_question")  # fmt: skip
 
 
 def evaluate_kg_model(
@@ -68,28 +118,18 @@ def evaluate_kg_model(
     annotate: Callable[[runner.Item, runner.Record], None] | None = None,
     notes: dict[str, Any] | None = None,
 ) -> int:
-    """A chat model over a KG with one strategy, or both side by side (`--strategy both`:
-    results in `<out>.readi.jsonl` and `<out>.fidelis.jsonl`, a comparison as the last line).
-    `kg` is one KG for every question, or a function that builds each question its own when
-    the question starts (per-question subgraphs). `notes` are printed with each summary (e.g.
-    where the topic entities came from)."""
-    chosen = ["readi", "fidelis"] if args.strategy == "both" else [args.strategy]
+    """A chat model over a KG with each strategy `--strategy` names, on the same questions
+    (several: results in `<out>.<strategy>.jsonl`, compared by the ledger). `kg` is one KG for
+    every question, or a function that builds each question its own when the question starts
+    (per-question subgraphs). `notes` are printed with each summary (e.g. where the topic
+    entities came from)."""
     context, cache = context_from(args), reply_cache(args)
-    compared: dict[str, Any] = {}
-    for strategy in chosen:
+    plans = {}
+    for strategy in chosen_strategies(args.strategy, "kg"):
         graph_for = _graphs(kg, strategy, context=context, reply_cache=cache)
-        out = args.out
-        if out and len(chosen) > 1:
-            out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
-        summary = runner.run(items, graph_for, kgqa_scores, context=context,
-                             label=f"{label} {strategy}", out=out, resume=args.resume,
-                             concurrency=args.concurrency, asynchronous=args.asynchronous,
-                             annotate=annotate)  # fmt: skip
-        print(json.dumps({**summary, **(notes or {})}, ensure_ascii=False), flush=True)
-        compared[strategy] = {k: summary.get(k) for k in COMPARED}
-    if len(chosen) > 1:
-        print(json.dumps({"compare": compared}))
-    return 0
+        plans[strategy] = Plan(graph_for, kgqa_scores, f"{label} {strategy}", context,
+                               annotate, dict(notes or {}))  # fmt: skip
+    return compare(args, items, plans)
 
 
 def _graphs(

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph import strategies
-from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
-from readi_graph.cli.options import add_kg_source, context_from, reply_cache
+from readi_graph.cli.evaluate import Plan, compare, evaluate_kg_model
+from readi_graph.cli.options import add_kg_source, chosen_strategies, context_from, reply_cache
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
@@ -33,11 +33,12 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
     metaqa.add_argument("--hops", type=int, choices=(1, 2, 3), required=True)
     metaqa.add_argument(
         "--planner",
-        choices=("gold", "empty", "corrupt", "oracle", "model"),
+        choices=("gold", "empty", "corrupt", "model"),
         default=None,
-        help="first path from the gold data (gold: instantiation only; empty/corrupt: the "
-        "paper's Table 3 settings), oracle (ToG: every prompt played from the gold relation "
-        "chain) or --model (default: model if --model, else oracle for tog, else gold)",
+        help="Readi's first path from the gold data (gold: instantiation only; empty/corrupt: "
+        "the paper's Table 3 settings) or --model (default: model if --model, else gold; "
+        "corrupt when strategies are compared). Other strategies without --model are driven "
+        "by their gold-chain oracles (datasets/metaqa_oracles.py)",
     )
     metaqa.add_argument(
         "--editor",
@@ -90,8 +91,6 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     label = f"metaqa {args.hops}-hop {args.split}"
     if args.planner == "gold":
         return _metaqa_gold(args, questions, label)
-    from readi_graph.graph import build_graph
-
     items = [
         runner.Item(
             q.id,
@@ -104,11 +103,23 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     kg = load_metaqa_kg(args)
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
-    if args.planner == "oracle":
-        return _tog_oracle(args, kg, questions, items, label)
+    plans = {
+        name: _readi_offline(args, kg, questions, label)
+        if name == "readi"
+        else _oracle_plan(args, kg, questions, label, name)
+        for name in chosen_strategies(args.strategy)
+    }
+    if args.budgets:
+        return _sweep(args, items, plans["readi"])
+    return compare(args, items, plans)
 
+
+def _readi_offline(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
+                   label: str) -> Plan:  # fmt: skip
+    """Readi driven by the offline planner and editor (and `--model` as their delegate)."""
     from readi_graph.datasets.metaqa_offline import OfflineModel
     from readi_graph.eval.offline import WithEnds
+    from readi_graph.graph import build_graph
     from readi_graph.strategies.readi.adapters import adapter_for
 
     delegate = None
@@ -136,42 +147,50 @@ def eval_metaqa(args: argparse.Namespace) -> int:
 
     rule = "hit1" if delegate else "hit1 of the scripted answer (datasets/scripted_answer.py)"
     name = f"{label} planner={args.planner} editor={'model' if delegate else editor}"
-    if args.budgets:
-        return _sweep(args, items, graph, annotate, name)
-    return evaluate(
-        args,
-        items,
+    return Plan(
         lambda _: graph,
         kgqa_scores,
         name,
         # the graph holds the offline model (and --model only as its delegate): runs name none
-        context=replace(context_from(args), model=None),
-        annotate=annotate,
+        replace(context_from(args), model=None),
+        annotate,
         notes={"accuracy_is": rule},
+        driven_by=f"the offline planner ({args.planner}) and editor ({editor})",
     )
 
 
-def _sweep(
-    args: argparse.Namespace,
-    items: list[Any],
-    graph: Any,
-    annotate: Any,
-    label: str,
-) -> int:
+def _oracle_plan(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
+                 label: str, strategy: str) -> Plan:  # fmt: skip
+    """Another strategy driven by its gold-chain oracle (datasets/metaqa_oracles.py)."""
+    from readi_graph.datasets.metaqa_oracles import ORACLES, oracle
+    from readi_graph.graph import build_graph
+
+    graph = build_graph(kg, oracle(strategy, questions), strategy=strategy)
+    return Plan(
+        lambda _: graph,
+        kgqa_scores,
+        f"{label} strategy={strategy} driver=oracle",
+        replace(context_from(args), model=None),
+        notes={"accuracy_is": "hit1 of the oracle's answers, read from what it was shown"},
+        driven_by=f"its gold-chain oracle ({ORACLES[strategy].split(':')[0]})",
+    )
+
+
+def _sweep(args: argparse.Namespace, items: list[Any], plan: Plan) -> int:
     """The paper's Table 9: the same questions at each edit budget, one summary per budget."""
     from readi_graph.eval.analyses import budget_sweep, sweep_out
 
     def run(budget: int) -> dict[str, Any]:
         summary = runner.run(
             items,
-            lambda _: graph,
-            kgqa_scores,
+            plan.graph_for,
+            plan.scorer,
             context=ReadiContext(max_edits=budget),
-            label=f"{label} max_edits={budget}",
+            label=f"{plan.label} max_edits={budget}",
             out=sweep_out(args.out, budget),
             concurrency=args.concurrency,
             asynchronous=args.asynchronous,
-            annotate=annotate,
+            annotate=plan.annotate,
         )
         print(json.dumps(summary), flush=True)
         return summary
@@ -192,38 +211,42 @@ def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> 
     return 0
 
 
-def _tog_oracle(
-    args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any], items: list[Any], label: str
-) -> int:
-    """ToG with the gold-chain oracle (`datasets/metaqa_tog.py`): the environment and the loop
-    measured, no model's judgement; hit1 = the oracle's first answer is a gold answer."""
-    from readi_graph.datasets.metaqa_tog import TogOracle
-    from readi_graph.graph import build_graph
-
-    graph = build_graph(kg, TogOracle.over(questions), strategy="tog")
-    return evaluate(
-        args, items, lambda _: graph, kgqa_scores, f"{label} strategy=tog planner=oracle",
-        context=replace(context_from(args), model=None),
-        notes={"accuracy_is": "hit1 of the oracle's answers (taken from the triples shown)"},
-    )  # fmt: skip
-
-
 def _metaqa_entry(args: argparse.Namespace) -> int:
-    if args.planner is None:
-        args.planner = "model" if args.model else "oracle" if args.strategy == "tog" else "gold"
-    if (args.planner == "oracle") != (args.strategy == "tog") and args.planner != "model":
-        print("--planner oracle plays ToG's prompts: it goes with --strategy tog (and tog "
-              "without --model goes with it)", file=sys.stderr)  # fmt: skip
-        return 2
-    if (args.editor or args.budgets) and args.planner not in ("empty", "corrupt"):
-        print("--editor and --budgets go with --planner empty or corrupt", file=sys.stderr)
-        return 2
-    if args.planner not in ("model", "oracle") and not _offline(args.strategy):
-        print(f"--strategy {args.strategy} needs --model (offline planners script Readi's "
-              "prompts)", file=sys.stderr)  # fmt: skip
+    names = chosen_strategies(args.strategy)
+    compared = names != ["readi"]
+    if args.planner is None:  # gold paths run no graph: a comparison starts Readi from corrupt
+        args.planner = "model" if args.model else "corrupt" if compared else "gold"
+        if args.planner == "corrupt" and args.editor is None:
+            args.editor = "oracle"
+    problem = _problem(args, names)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     return eval_metaqa(args)
 
 
+def _problem(args: argparse.Namespace, names: list[str]) -> str | None:
+    """What is wrong with this combination of options, if anything."""
+    from readi_graph.datasets.metaqa_oracles import ORACLES
+
+    offline = args.planner not in ("gold", "model")
+    if (args.editor or args.budgets) and not offline:
+        return "--editor and --budgets go with --planner empty or corrupt"
+    if args.budgets and names != ["readi"]:
+        return "--budgets sweeps Readi's edit budget: --strategy readi"
+    if args.planner == "gold" and names != ["readi"]:
+        return ("--planner gold instantiates gold paths without a graph (Readi's environment "
+                "alone): compare strategies with --planner empty|corrupt or --model")  # fmt: skip
+    if offline and args.model and names != ["readi"]:
+        return "--model with an offline planner is Readi's delegate editor: --strategy readi"
+    if args.planner == "model":
+        return None
+    missing = [n for n in names if n != "readi" and not (_offline(n) and n in ORACLES)]
+    if missing:
+        return (f"--strategy {','.join(missing)} needs --model (no offline driver on MetaQA; "
+                "see datasets/metaqa_oracles.py)")  # fmt: skip
+    return None
+
+
 def _offline(strategy: str) -> bool:
-    return strategy != "both" and strategies.get(strategy).offline
+    return strategies.get(strategy).offline

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from readi_graph import strategies
-from readi_graph.cli.evaluate import evaluate
-from readi_graph.cli.options import context_from, reply_cache
+from readi_graph.cli.evaluate import Plan, compare
+from readi_graph.cli.options import chosen_strategies, context_from, reply_cache
 from readi_graph.eval import runner
 
 
@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def eval_wtq(args: argparse.Namespace) -> int:
-    """Readi over WikiTableQuestions, scored with the official denotation accuracy."""
+    """The table strategies over WikiTableQuestions, scored with the official denotation
+    accuracy."""
     from readi_graph.datasets.wtq import denotation_correct, load_questions
     from readi_graph.environments.table.table import Table
     from readi_graph.graph import build_graph
@@ -28,18 +29,23 @@ def eval_wtq(args: argparse.Namespace) -> int:
         runner.Item(q.id, {"question": q.question}, list(q.answers), {"table": q.table})
         for q in questions
     ]
-    if args.strategy not in strategies.names("table"):
+    names = chosen_strategies(args.strategy, "table")
+    unable = [n for n in names if n not in strategies.names("table")]
+    if unable:
         able = ", ".join(strategies.names("table"))
         print(f"readi eval wtq: tables are searched with --strategy {able}", file=sys.stderr)
         return 2
     context = context_from(args)
     cache = reply_cache(args)
 
-    def graph_for(item: runner.Item) -> object:
-        table = Table.from_csv(Path(args.data) / item.meta["table"])
-        return build_graph(table, context=context, reply_cache=cache, strategy=args.strategy)
-
     def score(gold: list[str], predicted: list[str]) -> dict[str, float]:
         return {"correct": float(denotation_correct(gold, predicted))}
 
-    return evaluate(args, items, graph_for, score, f"wtq {args.split}", context=context)
+    def plan(strategy: str) -> Plan:
+        def graph_for(item: runner.Item) -> object:
+            table = Table.from_csv(Path(args.data) / item.meta["table"])
+            return build_graph(table, context=context, reply_cache=cache, strategy=strategy)
+
+        return Plan(graph_for, score, f"wtq {args.split}", context)
+
+    return compare(args, items, {name: plan(name) for name in names})

@@ -58,9 +58,11 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--max-edits", type=int, default=4)
     p.add_argument(
         "--strategy",
-        choices=[*strategies.names(), "both"],
+        type=strategy_list,
         default="readi",
-        help="both: Readi, then FiDeLiS on the same questions, compared in the last line",
+        help=f"one of {', '.join(strategies.names())}, several comma-separated, 'all' or "
+        "'both' (readi,fidelis): the same questions through each, one results file per "
+        "strategy (<out>.<strategy>.jsonl) and one table (eval/ledger.py)",
     )
     p.add_argument(
         "--cache",
@@ -69,6 +71,29 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
         "replies.sqlite): a rerun costs no LLM calls",
     )
     p.add_argument("--no-cache", action="store_true", help="always call the model")
+
+
+def strategy_list(text: str) -> str:
+    """`--strategy`: a registered name, `a,b,...`, `all` or `both`, checked against the
+    registry when the command line is read (see `chosen_strategies`)."""
+    if text in ("all", "both"):
+        return text
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in strategies.STRATEGIES]
+    if not names or unknown:
+        known = ", ".join(strategies.names())
+        raise argparse.ArgumentTypeError(f"unknown strategy {text!r}: one of {known}, all, both")
+    return ",".join(dict.fromkeys(names))
+
+
+def chosen_strategies(text: str, environment: str = "kg") -> list[str]:
+    """The strategies `--strategy` names, in order; `all`: every registered strategy that
+    searches `environment`; `both`: readi and fidelis."""
+    if text == "all":
+        return strategies.names(environment)
+    if text == "both":
+        return ["readi", "fidelis"]
+    return text.split(",")
 
 
 def add_kg_source(p: argparse.ArgumentParser) -> None:

@@ -11,7 +11,6 @@ the event loop: resolving a model and the reply cache's disk reads run in worker
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import threading
 from dataclasses import dataclass, replace
@@ -20,6 +19,7 @@ from typing import Any, cast
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
+from readi_graph.core import tokens
 from readi_graph.core.base import EndpointUnavailable, ReadiError
 from readi_graph.core.context import RunContext, default_model_name, run_settings
 from readi_graph.core.llm_cache import ReplyCache, model_key
@@ -181,10 +181,7 @@ class Reply:
     prompt_tokens: int
     completion_tokens: int
     cached: bool = False  # served by the reply cache: no model was called
-
-
-def _estimate(text: str) -> int:
-    return math.ceil(len(text) / 4)  # ~4 characters per token when the model reports none
+    counted_by: str | None = None  # the tokenizer that counted what the model did not report
 
 
 def call(
@@ -193,7 +190,8 @@ def call(
     schema: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
 ) -> Reply:
-    """One model call with one user message; token counts as reported, else estimated.
+    """One model call with one user message; token counts as reported, else counted by
+    `core.tokens` (and the reply says so: `counted_by`).
 
     With `schema`, the model is asked to constrain the reply to that JSON schema (the local
     model decodes under it; llama.cpp's server turns it into a grammar); the parsers read such
@@ -232,10 +230,12 @@ def _out_of_tokens(exc: Exception, prompt: str) -> Reply:
     if type(exc).__name__ != "LengthFinishReasonError":
         raise exc
     usage = getattr(getattr(exc, "completion", None), "usage", None)
+    reported = int(getattr(usage, "prompt_tokens", 0) or 0)
     return Reply(
         "",
-        int(getattr(usage, "prompt_tokens", 0) or _estimate(prompt)),
+        reported or tokens.count(prompt),
         int(getattr(usage, "completion_tokens", 0) or 0),
+        counted_by=None if reported else tokens.ENCODING,
     )
 
 
@@ -247,10 +247,12 @@ def _reply(message: Any, prompt: str) -> Reply:
         )
     text = str(content)
     usage = getattr(message, "usage_metadata", None) or {}
+    reported = (int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
     return Reply(
         text,
-        int(usage.get("input_tokens") or _estimate(prompt)),
-        int(usage.get("output_tokens") or _estimate(text)),
+        reported[0] or tokens.count(prompt),
+        reported[1] or tokens.count(text),
+        counted_by=None if all(reported) else tokens.ENCODING,
     )
 
 

@@ -23,6 +23,7 @@ TOG_RELATIONS = "You choose which relations a search"
 TOG_ENTITIES = "You score the entities a search"
 TOG_REASON = "You judge whether the knowledge triples"
 TOG_ANSWER = "from the question's entities, depth by depth"
+REASONING_PATHS = "Reasoning Paths:\n"  # FiDeLiS's answer prompt: the paths, one per line
 
 # Section labels, each at the start of a line and followed by the section's value.
 QUESTION = "Question: "
@@ -35,6 +36,10 @@ RELATIONS_LIST = "Relations:\n"  # ToG: the relations to choose from, one per li
 CANDIDATES_LIST = "Candidates:\n"  # ToG: the entities to score, one per line
 TRIPLES = "Knowledge Triples:\n"  # ToG: the triples, by depth
 DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N
+CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
+CHOOSE = "Choose "  # FiDeLiS's selection: `Choose N:`, the beam width
+STATEMENT = "Statement: "  # FiDeLiS's verification: the plan's declarative statement
+PATH = "Path: "  # FiDeLiS's verification: the path to check
 
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
@@ -45,9 +50,9 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "table_edit": (QUESTION,),
     "table_answer": (QUESTION,),
     "fidelis_plan": (FIDELIS_PLAN, QUESTION),
-    "fidelis_select": (FIDELIS_SELECT, QUESTION),
-    "fidelis_verify": (FIDELIS_VERIFY,),
-    "fidelis_reason": (QUESTION,),
+    "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),
+    "fidelis_verify": (FIDELIS_VERIFY, STATEMENT, PATH),
+    "fidelis_reason": (QUESTION, REASONING_PATHS),
     "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST),
     "tog_entities": (TOG_ENTITIES, QUESTION, CANDIDATES_LIST),
     "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),

@@ -54,6 +54,8 @@ class Meter:
         self.llm_calls += 1
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
+        if reply.counted_by:  # the model reported no usage: which tokenizer counted it
+            self.count(f"tokens_counted_by_{reply.counted_by}")
         return reply
 
     def count(self, name: str, n: int = 1) -> None:

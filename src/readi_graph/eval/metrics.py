@@ -90,3 +90,11 @@ def kgqa_scores(gold: Sequence[str] | Gold, predicted: Sequence[str]) -> dict[st
         "hit_lenient": float(hit_lenient(gold, predicted)),
         "f1": round(f1(gold, predicted), 5),
     }
+
+
+def answer_in_evidence(gold: Sequence[str] | Gold, evidence: Sequence[Sequence[str]]) -> float:
+    """The paper's answer coverage (AC, its Tables 3 and 4): 1.0 when a gold answer (or an
+    alias) is named in the evidence the answer step was given (any cell of a triple or row),
+    whatever the strategy; 0.0 otherwise."""
+    named = {normalize(str(cell)) for item in evidence for cell in item}
+    return float(any(group & named for group in as_gold(gold)))

@@ -24,6 +24,7 @@ from typing import IO, Any
 from langchain_core.runnables import RunnableLambda
 
 from readi_graph.core.context import ReadiContext
+from readi_graph.eval.metrics import answer_in_evidence
 from readi_graph.eval.results import (
     ResultsFileError,
     read_requested,
@@ -127,6 +128,7 @@ def _record(
 ) -> Record:
     """One results line: the question, the scores, and what `readi trace` draws."""
     record: Record = {"id": item.id, "question": item.input.get("question"), "gold": item.gold}
+    record["topics"] = len(item.input.get("topic_entities") or [])  # for per-question call bounds
     record.update(item.meta)
     if isinstance(result, Exception):
         record.update(prediction=[], correct=0.0, error=f"{type(result).__name__}: {result}")
@@ -134,6 +136,9 @@ def _record(
         predicted = list(result.get("answers") or [])
         attempts = result.get("attempts") or []
         record.update(scorer(item.gold, predicted))
+        if result.get("topic_entities"):  # found in the question when none was given
+            record["topics"] = len(result["topic_entities"])
+        record["answer_in_evidence"] = answer_in_evidence(item.gold, result.get("evidence") or [])
         if result.get("error"):  # the environment failed: wrong now, rerun by --resume
             record["error"] = str(result["error"])
         record.update(

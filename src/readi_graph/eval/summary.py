@@ -13,6 +13,8 @@ Fields (stable: the ledger and other tools read them; absent when no record carr
   (a model, or the offline scripted answer) it is the strict `hit1`; a run without one
   (gold paths) says what it is in its own notes.
 - `hit1`, `hit_lenient`, `f1` (eval/metrics.py): strict, lenient, F1 over answer sets.
+- `answer_in_evidence`: a gold answer is named in the evidence handed to the answer step
+  (the paper's answer coverage, AC), whatever the answer step made of it.
 - `reached` (a gold answer among the instance ends: the paper's MetaQA "hit"),
   `ends_per_question` (how many ends), `coverage` (every gold answer among the ends), `exact`
   (the ends are the gold answers): offline and gold-path runs.
@@ -43,6 +45,7 @@ OVER_N = (
     ("hit1", "hit1"),
     ("hit_lenient", "hit_lenient"),
     ("f1", "f1"),
+    ("answer_in_evidence", "answer_in_evidence"),
     ("reached", "reached"),
     ("ends", "ends_per_question"),
     ("coverage", "coverage"),
@@ -116,7 +119,7 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
         "errors": sum(1 for r in answered if r.get("error")),
         "accuracy": round(sum(float(r.get("correct", 0)) for r in answered) / per, 5),
     }
-    for key, name in OVER_N[:3]:
+    for key, name in OVER_N[:4]:
         if any(key in r for r in answered):
             summary[name] = round(sum(float(r.get(key, 0)) for r in answered) / per, 5)
     summary.update(
@@ -130,7 +133,7 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
         plan_parse_rate=_rate(total["plans"] - total["plans_unreadable"], total["plans"]),
         answer_parse_rate=_rate(total["answers"] - total["answers_unreadable"], total["answers"]),
     )
-    for key, name in OVER_N[3:]:
+    for key, name in OVER_N[4:]:
         if any(key in r for r in answered):
             summary[name] = round(sum(float(r.get(key) or 0) for r in answered) / per, 4)
     lengths = [float(r["path_length"]) for r in answered if "path_length" in r]

@@ -35,8 +35,12 @@ class Strategy:
     `StateGraph` (callers choose the checkpointer). `state` and `context` are its state and
     run-context types. `describe(node, update, environment)` turns a node's update into the
     progress line streamed to people watching (`progress.reporting`). `environments` are the
-    kinds it searches ("kg", "table"). `offline`: `readi eval metaqa`'s offline planners,
-    which script Readi's prompts, can drive it.
+    kinds it searches ("kg", "table"). `offline`: `readi eval metaqa` can drive it without a
+    model (Readi: the offline planners and the oracle editor; FiDeLiS and ToG: their
+    gold-chain oracles, `datasets/metaqa_oracles.py`). `calls_bound(context, topics)`: the
+    most model calls one question can make under that run context with that many topic
+    entities, which `readi eval --strategy a,b` checks every question against
+    (`eval/ledger.py`); `calls_formula` says how it is counted.
     """
 
     name: str
@@ -47,6 +51,8 @@ class Strategy:
     environments: tuple[str, ...] = ("kg",)
     description: str = ""
     offline: bool = False
+    calls_bound: str | Callable[[Any, int], int] | None = None
+    calls_formula: str = ""
 
     def make_builder(self) -> Callable[..., Any]:
         made: Callable[..., Any] = resolve(self.builder)
@@ -55,6 +61,10 @@ class Strategy:
     def describer(self) -> Describe:
         made: Describe = resolve(self.describe)
         return made
+
+    def bound(self, context: Any, topics: int) -> int | None:
+        """`calls_bound` for one question (None when the strategy registered none)."""
+        return None if self.calls_bound is None else int(resolve(self.calls_bound)(context, topics))
 
 
 def resolve(reference: Any) -> Any:
@@ -104,6 +114,8 @@ register(
         description="Readi: the model writes a whole path, edited only when it does not "
         "instantiate",
         offline=True,
+        calls_bound="readi_graph.strategies.readi.graph:calls_bound",
+        calls_formula="1 plan + E edits + 1 answer (E = max_edits)",
     )
 )
 register(
@@ -115,6 +127,10 @@ register(
         describe="readi_graph.strategies.fidelis.describe:describe",
         environments=("kg",),
         description="FiDeLiS: Path-RAG retrieval and a deductive-verification beam search",
+        offline=True,
+        calls_bound="readi_graph.strategies.fidelis.context:calls_bound",
+        calls_formula="1 plan + D x (1 selection + N verifications) + 1 answer = N·D + D + 2 "
+        "(N = beam_width, D = beam_depth)",
     )
 )
 register(
@@ -127,5 +143,10 @@ register(
         environments=("kg",),
         description="Think-on-Graph: the model prunes relations and entities depth by depth "
         "and judges when the triples found are enough",
+        offline=True,
+        calls_bound="readi_graph.strategies.tog.context:calls_bound",
+        calls_formula="per depth 1 relation call per frontier entity + 1 entity call per kept "
+        "(entity, relation) + 1 sufficiency call; 1 answer: (1+W)(T0+(D-1)W) + D + 1 "
+        "(W = width, D = depth, T0 = topic entities)",
     )
 )

@@ -63,11 +63,13 @@ class KGReads:
         limit = self.settings.row_limit
         rows = self._select(sparql.read_query(branches, limit + 1)) if branches else []
         truncated = len(rows) > limit
-        edges = [
-            Edge(r["x"], r["p"].value, r["y"], r["dir"].value == "f")
-            for r in rows[:limit]
-            if {"x", "p", "y", "dir"} <= r.keys()
-        ]
+        shared = sparql.shared_node(branches) if branches else None
+        edges = []
+        for r in rows[:limit]:
+            branch = _branch(branches, r)
+            source = shared or r.get("x")
+            if branch is not None and source is not None and "y" in r:
+                edges.append(Edge(source, branch.relation, r["y"], branch.forward))
         return Expansion(edges, truncated)
 
     def expand(
@@ -136,3 +138,14 @@ class KGReads:
                     n = int(float(r["n"].value)) if "n" in r else 0
                     found.setdefault(r["x"], {})[r["p"].value, r["dir"].value == "f"] = n
         return {n: sorted((p, f, c) for (p, f), c in pairs.items()) for n, pairs in found.items()}
+
+
+def _branch(branches: Sequence[Branch], row: dict[str, Term]) -> Branch | None:
+    """The branch a row of `read_query` came from (None: not one the query wrote)."""
+    if len(branches) == 1:
+        return branches[0]
+    try:
+        position = int(row["b"].value)
+    except (KeyError, ValueError):
+        return None
+    return branches[position] if 0 <= position < len(branches) else None

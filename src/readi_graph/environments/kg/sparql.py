@@ -131,20 +131,31 @@ class Branch:
     targets: tuple[Term, ...] = ()
 
 
-def read_query(branches: Sequence[Branch], limit: int) -> str:
-    """One query for many branches; rows are `?x ?p ?y ?dir`.
+def shared_node(branches: Sequence[Branch]) -> Term | None:
+    """The one node every branch reads from, if there is one (a hop from the topic entity,
+    a step from one beam end): the rows then need not say which node they come from."""
+    nodes = {b.nodes for b in branches}
+    return next(iter(nodes))[0] if len(nodes) == 1 and len(branches[0].nodes) == 1 else None
 
-    `?x` is the node read from, `?y` the next node, `?dir` is "f" when the stored triple is
-    `x p y` and "b" when it is `y p x`. Each relation is a constant in its own branch: with
-    `VALUES ?p` instead, pyoxigraph scans every triple (measured 100x slower), while a constant
-    predicate lets any store use its index per node. A capped branch is a sub-select with its
-    own LIMIT and no ORDER BY (sorting a hub's neighbours costs seconds), so the rows kept are
-    the first ones in the store's index order.
+
+def read_query(branches: Sequence[Branch], limit: int) -> str:
+    """One query for many branches. Rows are `?y`, the next node; `?x`, the node read from,
+    unless every branch reads from one `shared_node`; `?b`, the branch's position in
+    `branches`, when there are several. The relation and direction come from the branch:
+    the store never sends them back (on Virtuoso, writing them into every row was a third
+    of the cost of a read of thousands of rows; benchmarks/README.md).
+
+    Each relation is a constant in its own branch: with `VALUES ?p` instead, pyoxigraph scans
+    every triple (measured 100x slower), while a constant predicate lets any store use its
+    index per node. A capped branch is a sub-select with its own LIMIT and no ORDER BY
+    (sorting a hub's neighbours costs seconds), so the rows kept are the first ones in the
+    store's index order.
     """
     if not branches:
         raise ValueError("read_query needs at least one branch")
+    several = len(branches) > 1
     parts = []
-    for b in branches:
+    for position, b in enumerate(branches):
         p = iri_ref(b.relation)
         inner = values("x", (sparql_term(n) for n in b.nodes))
         if b.targets:
@@ -152,8 +163,9 @@ def read_query(branches: Sequence[Branch], limit: int) -> str:
         inner += f" ?x {p} ?y ." if b.forward else f" ?y {p} ?x ."
         if b.limit is not None:
             inner = f"{{ SELECT ?x ?y WHERE {{ {inner} }} LIMIT {int(b.limit)} }}"
-        parts.append(f'{inner} BIND({p} AS ?p) BIND("{"f" if b.forward else "b"}" AS ?dir)')
-    return f"SELECT ?x ?p ?y ?dir WHERE {{ {union(parts)} }} LIMIT {int(limit)}"
+        parts.append(f"{inner} BIND({position} AS ?b)" if several else inner)
+    head = ("?y" if shared_node(branches) else "?x ?y") + (" ?b" if several else "")
+    return f"SELECT {head} WHERE {{ {union(parts)} }} LIMIT {int(limit)}"
 
 
 def expand_query(

@@ -14,7 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
-from readi_graph.core.context import ReadiContext
+from readi_graph.core.context import ReadiContext, settings_of
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.core.progress import add_nodes, retry_policies
@@ -67,3 +67,10 @@ def make_builder(
     builder.add_edge("edit", "bind")
     builder.add_edge("answer", END)
     return builder
+
+
+def calls_bound(context: Any, topics: int) -> int:
+    """The most model calls one question can make: the plan (`generate`), at most `max_edits`
+    edits (`route_after_diagnose`), at most one answer (none without evidence), whatever
+    the number of topic entities (they share one path per call)."""
+    return 2 + settings_of(context, ReadiContext).max_edits

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from readi_graph.core.context import RunContext
+from readi_graph.core.context import RunContext, settings_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,3 +53,9 @@ def call_bound(width: int, depth: int, topics: int) -> int:
     if depth < 1 or topics < 1:
         return 0
     return (1 + width) * (topics + (depth - 1) * width) + depth + 1
+
+
+def calls_bound(context: Any, topics: int) -> int:
+    """`call_bound` at the run's settings, for the strategy registry and the ledger."""
+    run = settings_of(context, TogContext)
+    return call_bound(run.width, run.depth, max(topics, 1))

@@ -1,0 +1,28 @@
+"""Which offline model drives which strategy on MetaQA, when no LLM is given.
+
+Readi is driven by the offline planners and the oracle editor (`metaqa_offline.py`, with its
+own `--planner` / `--editor` settings); every other strategy that can run offline has one
+oracle here, a chat model that plays that strategy's prompts from the gold relation chain of
+each question and never sees its answers. Each is a `"module:Class"` whose class has
+`over(questions)`. A strategy registered with `offline=True` needs an entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from langchain_core.language_models import BaseChatModel
+
+from readi_graph.datasets.metaqa import MetaQAQuestion
+from readi_graph.strategies import resolve
+
+ORACLES: dict[str, str] = {
+    "fidelis": "readi_graph.datasets.metaqa_fidelis:FidelisOracle",
+    "tog": "readi_graph.datasets.metaqa_tog:TogOracle",
+}
+
+
+def oracle(strategy: str, questions: Iterable[MetaQAQuestion]) -> BaseChatModel:
+    """The oracle that drives `strategy` over these questions (KeyError: it has none)."""
+    model: BaseChatModel = resolve(ORACLES[strategy]).over(questions)
+    return model
