@@ -210,12 +210,13 @@ async def acall(
     schema: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
 ) -> Reply:
-    """`call` through `ainvoke`."""
+    """`call` through `ainvoke`. Token counting, when the model reports none, runs in a
+    worker thread: its first use loads the tokenizer's vocabulary from disk."""
     try:
         message = await _runnable(llm, schema).ainvoke([HumanMessage(prompt)], config)
     except Exception as exc:
-        return _out_of_tokens(exc, prompt)
-    return _reply(message, prompt)
+        return await asyncio.to_thread(_out_of_tokens, exc, prompt)
+    return await asyncio.to_thread(_reply, message, prompt)
 
 
 def _runnable(llm: BaseChatModel, schema: dict[str, Any] | None) -> Any:
