@@ -191,3 +191,22 @@ def test_report_finds_a_comparisons_files_and_their_strategies(tmp_path: Path) -
     assert strategy_of(tmp_path / "other.readi.jsonl") == "readi"  # by its name
     (tmp_path / "x.jsonl").write_text('{"id": "a", "strategy": "fidelis"}\n')
     assert strategy_of(tmp_path / "x.jsonl") == "fidelis"  # by what its lines say
+
+
+def test_each_strategy_of_a_comparison_starts_cold(
+    metaqa_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ToG after Readi and FiDeLiS sends the queries it sends alone: no label or relation it
+    reads was cached by the strategies before it (the ledger's queries/q compare alike)."""
+
+    def queries(strategies: str) -> list[int]:
+        out = tmp_path / f"{strategies.replace(',', '-')}.jsonl"
+        args = ["eval", "metaqa", "--data", str(metaqa_dir), "--hops", "2", "--limit", "4",
+                "--strategy", strategies, "--out", str(out)]  # fmt: skip
+        assert main(args) == 0
+        capsys.readouterr()
+        mine = out.with_suffix(".tog.jsonl") if "," in strategies else out
+        return [json.loads(line)["usage"]["queries"] for line in mine.read_text().splitlines()]
+
+    alone = queries("tog")
+    assert queries("readi,fidelis,tog") == alone and sum(alone) > 4

@@ -44,9 +44,13 @@ class Plan:
 def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str, Plan]) -> int:
     """The same questions through each strategy's plan: one results file and one summary line
     each (`<out>.<strategy>.jsonl` when there are several), then the ledger (eval/ledger.py)
-    on stderr and in `<out>.ledger.md`, and `{"compare": ...}` as the last line."""
+    on stderr and in `<out>.ledger.md`, and `{"compare": ...}` as the last line. Each
+    strategy starts cold: its own KG caches (`KnowledgeGraph.cold`), phrase embeddings emptied."""
+    from readi_graph.environments.kg.encoder import phrases
+
     rows = []
     for strategy, plan in plans.items():
+        phrases.cache_clear()  # process-wide phrase embeddings: each strategy starts cold
         out = args.out
         if out and len(plans) > 1:
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
@@ -125,11 +129,17 @@ def evaluate_kg_model(
     entities came from)."""
     context, cache = context_from(args), reply_cache(args)
     plans = {}
-    for strategy in chosen_strategies(args.strategy, "kg"):
-        graph_for = _graphs(kg, strategy, context=context, reply_cache=cache)
+    for i, strategy in enumerate(chosen_strategies(args.strategy, "kg")):
+        # each strategy on empty caches, as the first: queries and seconds compare alike
+        graph_for = _graphs(cold(kg) if i else kg, strategy, context=context, reply_cache=cache)
         plans[strategy] = Plan(graph_for, kgqa_scores, f"{label} {strategy}", context,
                                annotate, dict(notes or {}))  # fmt: skip
     return compare(args, items, plans)
+
+
+def cold(kg: Any) -> Any:
+    """`kg` behind empty caches (`KnowledgeGraph.cold`); per-question KGs are built cold."""
+    return kg.cold() if isinstance(kg, KnowledgeGraph) else kg
 
 
 def _graphs(

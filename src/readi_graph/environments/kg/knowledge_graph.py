@@ -81,6 +81,7 @@ class KnowledgeGraph(KGReads):
         self.binding = binding or BindingOptions()
         self.name = name
         self._relations = tuple(relations) if relations is not None else None
+        self._given_relations = self._relations
         self._lock = threading.Lock()
         self.names = Names(self._select, self._ask, self.settings, scan_labels=scan_labels)
         self._index: RelationIndex | None = None
@@ -90,6 +91,23 @@ class KnowledgeGraph(KGReads):
         self.queries_total = 0
         # Where relation vectors come from (None: encoded once, cached on disk per inventory).
         self.relation_vectors: Callable[[Sequence[str]], Any] | None = None
+
+    def cold(self) -> KnowledgeGraph:
+        """The same store and settings behind empty caches (labels, relation listing and
+        index, query count): each strategy a comparison runs starts as cold as the first did
+        (`readi eval --strategy a,b`, which also empties the process-wide phrase embeddings,
+        `encoder.phrases`, before each strategy)."""
+        twin = KnowledgeGraph(
+            self.backend,
+            self.settings,
+            relations=self._given_relations,
+            name=self.name,
+            scan_labels=self.names.scan_labels,
+            schema=self.schema,
+            binding=self.binding,
+        )
+        twin.relation_vectors = self.relation_vectors
+        return twin
 
     # --- constructors ----------------------------------------------------------------------
     @classmethod
