@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -124,15 +125,17 @@ def _zemeckis_model(prompt: str) -> str:
 
 
 def test_ask_finds_the_topic_entity_in_the_question(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from readi_graph.demo import DEMO_KB
 
     from openai_stub import openai_stub
 
+    page = tmp_path / "run.html"
     with openai_stub(_zemeckis_model) as (base_url, prompts):
         monkeypatch.setenv("OPENAI_BASE_URL", base_url)
-        code = main(["ask", "--model", "stub", "which films did Robert Zemeckis direct"])
+        code = main(["ask", "--model", "stub", "--trace", str(page),
+                     "which films did Robert Zemeckis direct"])  # fmt: skip
     assert code == 0 and len(prompts) == 2  # plan, answer: the path instantiated
     captured = capsys.readouterr()
     assert "[generate] Robert Zemeckis -> directed" in captured.err
@@ -146,6 +149,10 @@ def test_ask_finds_the_topic_entity_in_the_question(
         if line.endswith("|directed_by|Robert Zemeckis")
     )
     assert f"Answers: {films}  (grounded: True)" in captured.out
+    # --trace draws this run: the question, the bound relation, each answer
+    drawn = page.read_text(encoding="utf-8")
+    assert f"Trace: {page}" in captured.out and "which films did Robert Zemeckis direct" in drawn
+    assert "directed_by" in drawn and all(html.escape(f) in drawn for f in films)
 
 
 def test_ask_entity_wins_and_none_found_is_said_plainly(

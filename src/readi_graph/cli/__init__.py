@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     asking.add_argument("--strategy", choices=strategies.names(), default="readi")
     asking.add_argument("--show", type=int, default=20, help="evidence items to print")
     asking.add_argument(
+        "--trace", metavar="FILE.html", help="also draw the run (readi trace's picture) there"
+    )
+    asking.add_argument(
         "--editor",
         choices=("model", "human"),
         default="model",

@@ -86,6 +86,10 @@ def _report(args: argparse.Namespace, final: dict[str, Any]) -> int:
     for note in final.get("notes") or []:
         print(f"Note: {note}")
     print("Usage: " + json.dumps(final.get("usage")))
+    if args.trace:
+        from readi_graph.trace import write_trace
+
+        print(f"Trace: {write_trace(final, args.trace, question=args.question)}")
     if not args.table and not args.entity:
         found = final.get("topic_entities") or []
         if not found:
