@@ -68,7 +68,7 @@ def pathrag_before(kg: KnowledgeGraph, hub: Term, keywords: str) -> int:
     out.sort(key=lambda x: (-similarity.relation(x[0]), x[0], x[1], x[2]))
     out = out[: EDGES_PER_BEAM * TOP_M]
     labels = kg.labels(sorted({t for _, _, t in out}))
-    similarity.entities([kg.display(t, labels.get(t)) for _, _, t in out])
+    similarity.names([kg.display(t, labels.get(t)) for _, _, t in out])
     return len(out)
 
 

@@ -92,7 +92,7 @@ def main() -> None:
         f" {run_p95:.1f} |",
         "",
         f"Gold paths, whole 3-hop dev set: {summary['n']} questions in {gold_s:.1f} s = "
-        f"{summary['n'] / gold_s:.0f} questions/s (hit {summary['hit']}, "
+        f"{summary['n'] / gold_s:.0f} questions/s (reached {summary['reached']}, "
         f"{summary['queries_per_question']} queries/question).",
         "",
     ]
