@@ -47,10 +47,12 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
     on stderr and in `<out>.ledger.md`, and `{"compare": ...}` as the last line. Each
     strategy starts cold: its own KG caches (`KnowledgeGraph.cold`), phrase embeddings emptied."""
     from readi_graph.environments.kg.encoder import phrases
+    from readi_graph.environments.kg.name_triples import POOLED_VECTORS
 
     rows = []
     for strategy, plan in plans.items():
-        phrases.cache_clear()  # process-wide phrase embeddings: each strategy starts cold
+        phrases.cache_clear()  # process-wide caches: each strategy starts cold
+        POOLED_VECTORS.cache_clear()  # relation vectors of per-question subgraphs
         out = args.out
         if out and len(plans) > 1:
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
@@ -129,9 +131,9 @@ def evaluate_kg_model(
     entities came from)."""
     context, cache = context_from(args), reply_cache(args)
     plans = {}
-    for i, strategy in enumerate(chosen_strategies(args.strategy, "kg")):
-        # each strategy on empty caches, as the first: queries and seconds compare alike
-        graph_for = _graphs(cold(kg) if i else kg, strategy, context=context, reply_cache=cache)
+    for strategy in chosen_strategies(args.strategy, "kg"):
+        # each strategy on empty caches (the caller may have warmed `kg`, e.g. topic labels)
+        graph_for = _graphs(cold(kg), strategy, context=context, reply_cache=cache)
         plans[strategy] = Plan(graph_for, kgqa_scores, f"{label} {strategy}", context,
                                annotate, dict(notes or {}))  # fmt: skip
     return compare(args, items, plans)

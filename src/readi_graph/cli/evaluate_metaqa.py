@@ -104,8 +104,8 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
     plans = {}  # each strategy on empty caches, as the first: queries and seconds compare alike
-    for i, name in enumerate(chosen_strategies(args.strategy)):
-        own = cold(kg) if i else kg
+    for name in chosen_strategies(args.strategy):
+        own = cold(kg)
         plans[name] = (_readi_offline(args, own, questions, label) if name == "readi"
                        else _oracle_plan(args, own, questions, label, name))  # fmt: skip
     if args.budgets:

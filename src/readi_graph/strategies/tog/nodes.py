@@ -48,7 +48,8 @@ def make_start(kg: KnowledgeGraph) -> Any:
         question = (state.get("question") or "").strip()
         if not question:
             raise InputError(
-                'a KG question needs {"question": "...", "topic_entities": ["name or IRI", ...]}'
+                'a KG question needs {"question": "..."} (topic_entities: optional, names or '
+                "IRIs; found in the question when absent)"
             )
         if min(run.width, run.depth, run.max_candidates) < 1:
             raise InputError("ToG needs width, depth and max_candidates of at least 1")
