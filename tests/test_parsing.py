@@ -174,3 +174,64 @@ def test_a_long_reply_is_read_from_its_end() -> None:
     assert parse_answer("{early}" + filler + "{late}") == ["late"]
     assert parse_answer("{early}" + filler) is None  # past the last 20,000 characters
     assert parse_answer("{early}" + filler[7:]) == ["early"]  # exactly 20,000: all read
+
+
+# --- json_after: the value after the last marker (pinned; mutation testing found these gaps) --
+JSON_AFTER_CASES = [
+    # (text, opener, expected)
+    ('Constraints: {"League": ["first"]}', "{", {"League": ["first"]}),
+    ('Constraints: "League": ["first"],', "{", {"League": ["first"]}),  # braces left out
+    ("Headers: ['Season', 'Position']", "[", ["Season", "Position"]),  # single quotes
+    ('Constraints:\n{"a": ["1"],\n "b": ["2"]}', "{", {"a": ["1"], "b": ["2"]}),  # lines
+    ('Headers: ["old"]\nHeaders: ["new"]', "[", ["new"]),  # the last marker wins
+    ('Headers: {"a": 1}', "[", None),  # an object where a list is wanted
+    ('Constraints: ["a"]', "{", None),  # a list where an object is wanted
+    ('Constraints: {"a": "x"} and later {"b": 1}', "{", {"a": "x"}),  # the first balanced one
+    ('Constraints: {"a": "}"}', "{", {"a": "}"}),  # a brace inside a string
+    ("no marker here", "[", None),
+    ("Headers:", "[", None),
+]
+
+
+@pytest.mark.parametrize(("text", "opener", "expected"), JSON_AFTER_CASES)
+def test_json_after_reads_the_value_after_the_last_marker(
+    text: str, opener: str, expected: object
+) -> None:
+    import re
+
+    from readi_graph.core.parsing import json_after
+
+    marker = re.compile(r"(?:Headers|Constraints):\s*")
+    assert json_after(text, marker, opener) == expected
+
+
+def test_table_plan_drops_blank_and_nested_values_and_quotes_an_unreadable_reply() -> None:
+    from readi_graph.environments.table.parsing import parse_table_plan
+
+    plan = parse_table_plan(
+        'Chosen Headers: ["Season", " ", "Position", "Season"]\n'
+        'Constraints: {"League": ["", "first", {"x": 1}, 3], "Cup": [" "]}'
+    )
+    assert plan == {"headers": ["Season", "Position"], "constraints": {"League": ["first", "3"]}}
+    reply = "I would pick   the season\n and the position " + "x" * 300
+    with pytest.raises(OutputParseError) as caught:
+        parse_table_plan(reply)
+    quoted = " ".join(reply.split())[:160]  # whitespace collapsed, cut at 160 characters
+    assert repr(quoted) in str(caught.value)
+
+
+def test_table_plan_of_blank_headers_or_an_empty_reply_is_refused() -> None:
+    from readi_graph.environments.table.parsing import parse_table_plan
+
+    with pytest.raises(OutputParseError, match="no chosen headers"):
+        parse_table_plan('Chosen Headers: [" ", ""]')
+    with pytest.raises(OutputParseError, match="found in ''"):
+        parse_table_plan("")
+
+
+def test_list_answers_drop_blanks_and_a_bare_answer_keeps_its_letters() -> None:
+    from readi_graph.core.parsing import parse_list_answer
+
+    assert parse_list_answer('Answer: ["2004", " ", "2005"]') == ["2004", "2005"]
+    assert parse_list_answer("Answer: Xbox X.") == ["Xbox X"]  # only the full stop goes
+    assert parse_list_answer("Thought: the table says so.\nAnswer: 2004.") == ["2004"]
