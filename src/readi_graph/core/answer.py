@@ -3,7 +3,7 @@ plainly, no model call, marked as an error) and the grounded check."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from readi_graph.core.text import normalize_name
@@ -23,6 +23,12 @@ def failed_answer(state: Mapping[str, Any]) -> dict[str, Any]:
         "error": failure,
         "usage": {},
     }
+
+
+def triple_names(triples: Iterable[Sequence[str]]) -> set[str]:
+    """The normalised names of the subjects and objects of evidence triples: what a KG
+    strategy's answer may name to be `grounded`."""
+    return {normalize_name(x) for s, _, o in triples for x in (s, o)}
 
 
 def grounded(answers: Sequence[str], known: Collection[str]) -> bool:

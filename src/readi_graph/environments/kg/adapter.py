@@ -8,13 +8,13 @@ from types import MappingProxyType
 from typing import Any, cast
 
 from readi_graph.core.adapter import Material, Record, no_evidence
+from readi_graph.core.answer import triple_names
 from readi_graph.core.base import InputError, Term, Triple
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.diagnosis import Diagnosis, diagnosis_from, diagnosis_text, earlier_text
 from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
-from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg import linking
 from readi_graph.environments.kg.diagnosis import diagnose
 from readi_graph.environments.kg.instantiation import Instance, bind, connect, merge
@@ -271,7 +271,7 @@ class KGAdapter:
             },
             notes=notes,
             fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
-            known={normalize_name(x) for s, _, o in evidence for x in (s, o)},
+            known=triple_names(evidence),
             path=[path_line(i.path.topic, i.path.relations) for i in instances],
             no_evidence=None
             if evidence

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from readi_graph.core.adapter import ANSWER_SCHEMA
-from readi_graph.core.answer import failed_answer, grounded
+from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.parsing import OutputParseError, parse_answer
 from readi_graph.core.prompts import instruction, render
-from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.linking import linking_notes, topic_entities_for
 from readi_graph.strategies.fidelis import beams
@@ -210,7 +209,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
                 answers = ends if parsed is None else parsed
-        known = {normalize_name(x) for s, _, o in evidence for x in (s, o)}
+        known = triple_names(evidence)
         return {
             "answer": text,
             "answers": answers,

@@ -14,13 +14,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from readi_graph.core.adapter import ANSWER_SCHEMA
-from readi_graph.core.answer import failed_answer, grounded
+from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text, render
-from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.render import labelled_triples
@@ -77,7 +76,7 @@ def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
 
 
 def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
-    known = {normalize_name(x) for s, _, o in rows for x in (s, o)}
+    known = triple_names(rows)
     last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
     return {
         "answer": text,
