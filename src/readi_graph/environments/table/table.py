@@ -90,7 +90,10 @@ class Table:
             raise TableFormatError(f"{name}: {exc}") from exc
         if header_row:
             first = con.execute(f"SELECT {', '.join(idents)} FROM raw WHERE r = 0").fetchall()
-            originals = [str(v) if v is not None else "" for v in (first[0] if first else [])]
+            if not first:
+                con.close()
+                raise TableFormatError(f"{name}: empty (no header row)")
+            originals = [str(v) if v is not None else "" for v in first[0]]
             con.execute(
                 f"CREATE TABLE t AS SELECT r - 1 AS r, {', '.join(idents)} FROM raw WHERE r > 0"
             )
