@@ -65,11 +65,11 @@ def _ranked(kg: KnowledgeGraph, nodes: Sequence[Term], query: str, cap: int) -> 
     around = kg.relations_around(nodes)
     ranked = kg.relation_index.rank(query, [p for p, _ in around])[:cap]
     order = {p: i for i, p in enumerate(ranked)}
-    return [
-        CandidateRelation(p, forward, kg.relation_name(p))
-        for p, forward in sorted(around, key=lambda pf: (order.get(pf[0], 1 << 30), not pf[1]))
-        if p in order
-    ][:cap]
+    kept = sorted(
+        ((p, forward) for p, forward in around if p in order),
+        key=lambda pf: (order[pf[0]], not pf[1]),
+    )
+    return [CandidateRelation(p, forward, kg.relation_name(p)) for p, forward in kept][:cap]
 
 
 def _earlier(
@@ -84,9 +84,9 @@ def _earlier(
         *(sorted({e.target for e in layer}) for layer in layers),
     ]
     out = []
-    for step, nodes in enumerate(starts[: instance.failed_at], 1):
-        labels = kg.labels(nodes[:1])
-        shown = kg.display(nodes[0], labels.get(nodes[0])) if nodes else "?"
+    for step, nodes in enumerate(starts[: instance.failed_at], 1):  # a step reached >= 1 node
+        first = nodes[0]
+        shown = kg.display(first, kg.labels([first]).get(first))
         where = shown if len(nodes) == 1 else f"{shown} and {len(nodes) - 1} more"
         out.append((step, where, _ranked(kg, nodes[:sample], query, cap)))
     return out
