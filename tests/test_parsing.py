@@ -235,3 +235,29 @@ def test_list_answers_drop_blanks_and_a_bare_answer_keeps_its_letters() -> None:
     assert parse_list_answer('Answer: ["2004", " ", "2005"]') == ["2004", "2005"]
     assert parse_list_answer("Answer: Xbox X.") == ["Xbox X"]  # only the full stop goes
     assert parse_list_answer("Thought: the table says so.\nAnswer: 2004.") == ["2004"]
+
+
+def test_a_chain_goes_to_the_one_topic_its_shortened_name_fits() -> None:
+    """With two topics, a shortened or lengthened name picks the one topic it fits; a name
+    that fits both picks neither (the chain is dropped, the topic gets an empty path)."""
+    topics = ["Barack Obama", "Michelle Obama"]
+    assert parse_kg_paths('Path: {"Barack": ["Barack -> children"]}', topics) == {
+        "Barack Obama": [("children",)],
+        "Michelle Obama": [()],
+    }
+    longer = 'Path: {"x": ["Michelle Obama (first lady) -> education"]}'
+    assert parse_kg_paths(longer, topics)["Michelle Obama"] == [("education",)]
+    # the key names the topic when the head does not
+    keyed = 'Path: {"Michelle": ["spouse -> education"]}'
+    assert parse_kg_paths(keyed, topics)["Michelle Obama"] == [("spouse", "education")]
+    with pytest.raises(OutputParseError):  # "Obama" fits both: no path for either
+        parse_kg_paths('Path: {"Obama": ["Obama -> children"]}', topics)
+
+
+def test_a_short_topic_inside_a_longer_head_is_not_its_name() -> None:
+    from readi_graph.environments.kg.parsing import names_entity
+
+    assert not names_entity("A B C", "A B", None)  # 3 characters: chance, not a name
+    assert names_entity("A B", "A B", None) and names_entity("a.b", "A B", None)
+    assert names_entity("Joel Zwick (director)", "Joel Zwick", None)
+    assert names_entity("JZ", "Joel Zwick", "JZ") and not names_entity("JZ", "Joel Zwick", None)

@@ -54,15 +54,18 @@ def _chains(text: str) -> list[tuple[str | None, str]]:
 
 
 def _topic_for(key: str | None, head: str, topics: Sequence[str]) -> str | None:
+    """The topic a chain is about: its head or key names one exactly, else it is the only
+    topic, else the one topic whose name contains (or is contained in) the head or key."""
+    written = [normalize_name(name) for name in (head, key) if name]
+    names = [n for n in written if n]  # an empty name is inside every topic's
     by_name = {normalize_name(t): t for t in topics}
-    for name in (head, key or ""):
-        if normalize_name(name) in by_name:
-            return by_name[normalize_name(name)]
+    for n in names:
+        if n in by_name:
+            return by_name[n]
     if len(topics) == 1:  # the model renamed the only entity
         return topics[0]
-    for name in (head, key or ""):
-        n = normalize_name(name)
-        matches = [t for t in topics if n and (n in normalize_name(t) or normalize_name(t) in n)]
+    for n in names:
+        matches = [t for t in topics if n in normalize_name(t) or normalize_name(t) in n]
         if len(matches) == 1:
             return matches[0]
     return None
@@ -77,7 +80,7 @@ def names_entity(head: str, topic: str, key: str | None) -> bool:
     ("Joel Zwick (director)"). `{"Joel Zwick": ["directed -> language"]}` keeps both
     relations."""
     h = _loose(head)
-    written = (topic, key or "")
+    written = (topic, key) if key else (topic,)
     bare = (_ID_SUFFIX.sub("", name) for name in written)  # "France [m.france]" is "France"
     names = {n for n in map(_loose, (*written, *bare)) if n}
     return bool(h) and (h in names or any(len(n) >= 4 and n in h for n in names))
