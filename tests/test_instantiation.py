@@ -9,7 +9,7 @@ import pytest
 
 from readi_graph.core.base import Term
 from readi_graph.datasets.metaqa import gold_path, gold_plan, load_questions
-from readi_graph.environments.kg.instantiation import bind, connect, merge
+from readi_graph.environments.kg.instantiation import Merged, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
 from readi_graph.environments.kg.local import METAQA_RELATION, load_metaqa
 from readi_graph.environments.kg.paths import Candidate, KGPath
@@ -137,7 +137,10 @@ def test_merge_keeps_the_union_when_constraints_disagree(metaqa_kg: KnowledgeGra
     b = connect(metaqa_kg, KGPath("Kismet", ("written by",)), [rel("written_by", "forward")])
     merged = merge([a, b])
     assert not merged.intersected and set(merged.answers) == set(a.frontier) | set(b.frontier)
-    assert merge([]).answers == ()
+    # nothing to vote: no answer, no evidence, and nothing was intersected
+    assert merge([]) == Merged((), [], False)
+    stuck = connect(metaqa_kg, KGPath("Kismet", ("zzz",)), [()])
+    assert stuck.failed_at == 0 and merge([stuck]) == Merged((), [], False)
 
 
 def test_compound_nodes_are_walked_through(freebase_mini: KnowledgeGraph) -> None:

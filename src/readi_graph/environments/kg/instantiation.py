@@ -127,7 +127,7 @@ def bind_locally(
         for p in around
         if (i := index.position.get(p)) is not None and scores[i] >= floor
     ]
-    ranked.sort(key=lambda ps: (-ps[1], ps[0]))
+    ranked.sort(key=lambda ps: -ps[1])  # stable: equal scores stay in name order
     return tuple(Candidate(p, "both", score) for p, score in ranked[:k])
 
 
