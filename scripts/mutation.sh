@@ -11,6 +11,11 @@ cd "$(dirname "$0")/.."
 # mutmut runs the tests from a copy in mutants/: point them at the data beside the project
 export READI_SHARED_DATA="${READI_SHARED_DATA:-$(cd .. && pwd)/shared/data}"
 export READI_HYPOTHESIS="${READI_HYPOTHESIS:-mutation}"  # tests/conftest.py: 60 examples
+# mutmut forks each mutant from the process that ran the tests once: a child forked after
+# torch started its OpenMP pool spins until the time limit (mutants their tests kill in 9 s
+# "timed out"). One thread each: no pool to inherit (mutmut's forkserver mode also works, 10x
+# slower: every mutant loads the encoder and the relation index again).
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 if [ "$#" -gt 0 ]; then
   .venv/bin/mutmut run "readi_graph.$1.*"
 else

@@ -3,7 +3,7 @@ rule that forgives everything, or an evidence check that matches anything change
 
 from __future__ import annotations
 
-from readi_graph.eval.metrics import answer_in_evidence, hit_lenient, kgqa_scores
+from readi_graph.eval.metrics import answer_in_evidence, hit_lenient, kgqa_scores, normalize
 
 
 def test_kgqa_scores_names_each_figure_and_rounds_f1() -> None:
@@ -45,3 +45,8 @@ def test_answer_in_evidence_looks_for_a_gold_answer_in_any_cell() -> None:
     assert answer_in_evidence(["Tom Hanks"], triples) == 0.0
     assert answer_in_evidence(["Zemeckis"], triples) == 0.0  # a whole cell, not a part of one
     assert answer_in_evidence(["Tom Hanks"], []) == 0.0
+
+
+def test_normalize_is_squad_normalisation() -> None:
+    assert normalize("  The  Eiffel-Tower!  ") == "eiffel tower"
+    assert normalize("Émile Zola, a writer") == "emile zola writer"

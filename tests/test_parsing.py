@@ -261,3 +261,28 @@ def test_a_short_topic_inside_a_longer_head_is_not_its_name() -> None:
     assert names_entity("A B", "A B", None) and names_entity("a.b", "A B", None)
     assert names_entity("Joel Zwick (director)", "Joel Zwick", None)
     assert names_entity("JZ", "Joel Zwick", "JZ") and not names_entity("JZ", "Joel Zwick", None)
+
+
+def test_the_last_path_block_wins_and_one_before_it_is_a_fallback() -> None:
+    twice = 'Path: {"Joel Zwick": ["Joel Zwick -> x"]}\nOn second thought:\nPath: {"Joel Zwick": ["Joel Zwick -> y"]}'
+    assert parse_kg_paths(twice, TOPICS) == {"Joel Zwick": [("y",)]}
+    before = "Joel Zwick -> directed -> language\nPath: (see above)"
+    assert parse_kg_paths(before, TOPICS) == {"Joel Zwick": [("directed", "language")]}
+    bare = "Joel Zwick -> directed -> language"  # no marker at all: the whole reply
+    assert parse_kg_paths(bare, TOPICS) == {"Joel Zwick": [("directed", "language")]}
+    arrows = '{"Joel Zwick": ["Joel Zwick → directed → language"]}'  # JSON, unicode arrows
+    assert parse_kg_paths(arrows, TOPICS) == {"Joel Zwick": [("directed", "language")]}
+    with pytest.raises(OutputParseError, match=r"^no topic entities to read paths for$"):
+        parse_kg_paths(bare, [])
+
+
+def test_a_chain_that_cannot_be_used_does_not_stop_the_next_one() -> None:
+    blank_first = 'Path: {"Joel Zwick": [" -> ", "Joel Zwick -> directed"]}'
+    assert parse_kg_paths(blank_first, TOPICS) == {"Joel Zwick": [("directed",)]}
+    topics = ["Barack Obama", "Michelle Obama"]
+    nobody_first = 'Path: {"Someone": ["Someone -> x"], "Barack": ["Barack -> children"]}'
+    assert parse_kg_paths(nobody_first, topics)["Barack Obama"] == [("children",)]
+    six, seven = " -> ".join(["r"] * 6), " -> ".join(["r"] * 7)
+    longest = "x" * 120
+    text = f'Path: {{"Joel Zwick": ["{seven}", "{six}", "{longest + "x"}", "{longest}"]}}'
+    assert parse_kg_paths(text, TOPICS) == {"Joel Zwick": [("r",) * 6, (longest,)]}
