@@ -286,3 +286,12 @@ def test_a_chain_that_cannot_be_used_does_not_stop_the_next_one() -> None:
     longest = "x" * 120
     text = f'Path: {{"Joel Zwick": ["{seven}", "{six}", "{longest + "x"}", "{longest}"]}}'
     assert parse_kg_paths(text, TOPICS) == {"Joel Zwick": [("r",) * 6, (longest,)]}
+
+
+def test_five_alternatives_per_topic_and_an_empty_reply_quoted_as_empty() -> None:
+    chains = ", ".join(f'"Joel Zwick -> r{i}"' for i in range(7))
+    assert parse_kg_paths(f'Path: {{"Joel Zwick": [{chains}]}}', TOPICS) == {
+        "Joel Zwick": [(f"r{i}",) for i in range(5)]
+    }
+    with pytest.raises(OutputParseError, match=r"^no path found in ''; expected Path: "):
+        parse_kg_paths("", TOPICS)
