@@ -228,6 +228,13 @@ def test_the_cap_keeps_first_the_ends_other_constraints_reached() -> None:
     assert two.hops[0].edges == plain.hops[0].edges
 
 
+def test_a_frontier_of_exactly_the_cap_is_not_capped_or_reordered() -> None:
+    kg = _fan(frontier_cap=10)  # A reaches exactly 10 nodes
+    walked = connect(kg, KGPath("A", ("r",)), R, prefer=[Term.iri(EX + "n08")])
+    assert not walked.hops[0].capped and walked.hops[0].reached == 10
+    assert [t.value for t in walked.frontier] == [EX + f"n{i:02d}" for i in range(10)]
+
+
 def test_truncated_rows_are_searched_again_for_the_preferred_ends() -> None:
     kg = _fan(frontier_cap=3, rows_per_relation=4)
     plain = connect(kg, KGPath("A", ("r",)), R)
