@@ -19,7 +19,6 @@ from readi_graph.environments.kg.retrieval import RelationIndex
 from readi_graph.environments.kg.schema import FREEBASE_NS as NS
 from readi_graph.eval.replay import fragment_ntriples
 
-AROUND = ("team.alpha", "team.beta", "team.gamma", "team.delta")  # at the Giants
 SCORES = {"team.alpha": 2.0, "team.beta": 2.0, "team.gamma": 1.0, "team.delta": 0.0, "far": 3.0}
 
 

@@ -103,7 +103,7 @@ def eval_metaqa(args: argparse.Namespace) -> int:
     kg = load_metaqa_kg(args)
     if args.planner == "model":
         return evaluate_kg_model(args, kg, items, label)
-    plans = {}  # each strategy on empty caches, as the first: queries and seconds compare alike
+    plans = {}  # each strategy on empty caches: queries and seconds compare alike
     for name in chosen_strategies(args.strategy):
         own = cold(kg)
         plans[name] = (_readi_offline(args, own, questions, label) if name == "readi"

@@ -56,8 +56,7 @@ def _chains(text: str) -> list[tuple[str | None, str]]:
 def _topic_for(key: str | None, head: str, topics: Sequence[str]) -> str | None:
     """The topic a chain is about: its head or key names one exactly, else it is the only
     topic, else the one topic whose name contains (or is contained in) the head or key."""
-    written = [normalize_name(name) for name in (head, key) if name]
-    names = [n for n in written if n]  # an empty name is inside every topic's
+    names = [n for n in map(normalize_name, (head, key or "")) if n]  # "" is in every name
     by_name = {normalize_name(t): t for t in topics}
     for n in names:
         if n in by_name:
