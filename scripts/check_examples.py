@@ -49,7 +49,8 @@ class Block:
 
     @property
     def name(self) -> str:
-        return f"{self.path.relative_to(ROOT) if self.path.is_absolute() else self.path}:{self.line}"
+        shown = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{shown}:{self.line}"
 
 
 def fenced_blocks(path: Path) -> list[Block]:
@@ -87,7 +88,7 @@ def python_blocks(path: Path) -> list[Block]:
         output = None
         if after is not None and re.search(r'title="Output"', after.info):
             between = path.read_text(encoding="utf-8").splitlines()[
-                block.line + block.code.count("\n") : after.line - 1
+                block.line + block.code.count("\n") + 1 : after.line - 1
             ]
             if not any(line.strip() for line in between):
                 output = after.code

@@ -23,8 +23,11 @@ def on_files(files: Any, config: Any) -> Any:
     """Add the three generated pages (mkdocs calls this before reading the nav)."""
     from mkdocs.structure.files import File
 
-    for uri, content in ((API_PAGE, api_page()), (CONTEXTS_PAGE, contexts_page()),
-                         (CLI_PAGE, cli_page())):
+    for uri, content in (
+        (API_PAGE, api_page()),
+        (CONTEXTS_PAGE, contexts_page()),
+        (CLI_PAGE, cli_page()),
+    ):
         files.append(File.generated(config, uri, content=content))
     return files
 
@@ -35,8 +38,10 @@ GROUPS = (
     ("Graphs", "Build a strategy's graph, wrap it as a tool, bound its calls."),
     ("Run contexts", "Per-run settings: see [Run contexts](contexts.md) for every field."),
     ("Environments", "Knowledge graphs, tables and what they are built from."),
-    ("Readi's pieces", "The path, its binding and instantiation, the diagnosis: usable "
-     "without an LLM."),
+    (
+        "Readi's pieces",
+        "The path, its binding and instantiation, the diagnosis: usable without an LLM.",
+    ),
     ("State", "What a graph takes and returns."),
     ("Errors", "Typed errors: catch `ReadiError` for all of the project's own."),
 )
@@ -122,8 +127,9 @@ def context_table(context: type, own_only: bool) -> list[str]:
         if field.name in parent_fields:
             continue
         description = cell(field.metadata.get("description", ""))
-        rows.append(f"| `{field.name}` | {type_text(field)} | {default_text(field)} | "
-                    f"{description} |")
+        rows.append(
+            f"| `{field.name}` | {type_text(field)} | {default_text(field)} | {description} |"
+        )
     return rows
 
 
@@ -148,14 +154,20 @@ def contexts_page() -> str:
     ]
     for name in strategies.names():
         s = strategies.get(name)
-        lines.append(f"| `{name}` | {', '.join(s.environments)} | {cell(s.description)} | "
-                     f"{cell(s.calls_formula)} |")
+        lines.append(
+            f"| `{name}` | {', '.join(s.environments)} | {cell(s.description)} | "
+            f"{cell(s.calls_formula)} |"
+        )
     lines.append("")
     for context in contexts():
         shared = context is not RunContext and issubclass(context, RunContext)
         used_by = ", ".join(f"`{n}`" for n in users.get(context, [])) or "every strategy"
-        lines += [f"## {context.__name__}", "", f"`from readi_graph import {context.__name__}`;"
-                  f" read by: {used_by}.", ""]
+        lines += [
+            f"## {context.__name__}",
+            "",
+            f"`from readi_graph import {context.__name__}`; read by: {used_by}.",
+            "",
+        ]
         lines += context_table(context, own_only=shared)
         if shared:
             lines += ["", "And every field of [RunContext](#runcontext)."]
@@ -209,8 +221,9 @@ def wide_formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.HelpFormatter(prog, width=100)
 
 
-def command_section(prog: str, help_text: str, parser: argparse.ArgumentParser,
-                    depth: int) -> list[str]:
+def command_section(
+    prog: str, help_text: str, parser: argparse.ArgumentParser, depth: int
+) -> list[str]:
     lines = [f"{'#' * min(depth, 6)} `{prog}`", ""]
     if help_text:
         lines += [help_text[0].upper() + help_text[1:] + ".", ""]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from check_examples import MODEL_VARIABLES, fenced_blocks, pages, python_blocks  # noqa: E402
+from check_examples import MODEL_VARIABLES, fenced_blocks, pages, python_blocks
 
 BLOCKS = [block for page in pages() for block in python_blocks(page)]
 MOST_NOT_RUN = 5  # blocks that show an endpoint or a key cannot run here; keep them rare
@@ -46,7 +46,9 @@ def test_the_pages_have_python_blocks_and_few_are_not_run() -> None:
 
 
 def test_the_readme_starts_with_a_block_that_runs() -> None:
-    readme = [b for b in BLOCKS if b.path.name == "README.md" and b.path.parent == pages()[0].parent]
+    readme = [
+        b for b in BLOCKS if b.path.name == "README.md" and b.path.parent == pages()[0].parent
+    ]
     assert readme and readme[0].not_run is None and readme[0].output is not None
 
 
@@ -59,7 +61,7 @@ def test_python_is_only_written_in_python_blocks() -> None:
 def test_the_extractor_reads_markers_and_outputs(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        "Intro\n\n```python\nprint(1)\n```\n\n```text title=\"Output\"\n1\n```\n\n"
+        'Intro\n\n```python\nprint(1)\n```\n\n```text title="Output"\n1\n```\n\n'
         "<!-- not run: needs an endpoint -->\n```python\nconnect()\n```\n\n"
         "- item\n\n    ```python\n    x = 2\n    ```\n",
         encoding="utf-8",
@@ -67,4 +69,4 @@ def test_the_extractor_reads_markers_and_outputs(tmp_path: Path) -> None:
     first, second, third = python_blocks(page)
     assert (first.code, first.output, first.not_run) == ("print(1)\n", "1\n", None)
     assert (second.not_run, second.output) == ("needs an endpoint", None)
-    assert third.code == "x = 2\n" and third.line == 17
+    assert third.code == "x = 2\n" and third.line == 18
