@@ -1,6 +1,7 @@
 """MkDocs hook: the reference pages, written from the code at every build.
 
-So they cannot drift: the Python API page lists `readi_graph.__all__` (each name rendered by
+So they cannot drift: docs/reference/*.md are placeholders, replaced by what the code says
+when the site is built. The Python API page lists `readi_graph.__all__` (each name rendered by
 mkdocstrings from its docstring and signature), the run-contexts page reads the dataclass
 fields of every registered strategy's context (type, default, `metadata["description"]`), and
 the CLI page walks `readi_graph.cli.build_parser()`. Tests import the `*_page` functions too
@@ -19,17 +20,14 @@ CONTEXTS_PAGE = "reference/contexts.md"
 CLI_PAGE = "reference/cli.md"
 
 
-def on_files(files: Any, config: Any) -> Any:
-    """Add the three generated pages (mkdocs calls this before reading the nav)."""
-    from mkdocs.structure.files import File
+GENERATED = {API_PAGE: "api_page", CONTEXTS_PAGE: "contexts_page", CLI_PAGE: "cli_page"}
 
-    for uri, content in (
-        (API_PAGE, api_page()),
-        (CONTEXTS_PAGE, contexts_page()),
-        (CLI_PAGE, cli_page()),
-    ):
-        files.append(File.generated(config, uri, content=content))
-    return files
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """The three reference pages' text, written now (their files in docs/ are placeholders
+    that say so, for readers of the repository)."""
+    made = GENERATED.get(page.file.src_uri)
+    return markdown if made is None else str(globals()[made]())
 
 
 # -- the Python API ---------------------------------------------------------------------------
