@@ -102,19 +102,25 @@ def contexts() -> list[type]:
 
 
 def cell(text: str) -> str:
+    """Text for a table cell: one line, its pipes escaped."""
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def code(text: str) -> str:
+    """A code span for a table cell (Python-Markdown keeps pipes inside backticks)."""
+    return "`" + text.replace("\n", " ") + "`"
 
 
 def type_text(field: dataclasses.Field[Any]) -> str:
     kind = field.type if isinstance(field.type, str) else getattr(field.type, "__name__", "")
-    return f"`{cell(str(kind))}`"
+    return code(str(kind))
 
 
 def default_text(field: dataclasses.Field[Any]) -> str:
     if field.default is not dataclasses.MISSING:
-        return f"`{cell(repr(field.default))}`"
+        return code(repr(field.default))
     if field.default_factory is not dataclasses.MISSING:
-        return f"`{cell(repr(field.default_factory()))}`"
+        return code(repr(field.default_factory()))
     return "required"
 
 
@@ -210,7 +216,7 @@ def option_rows(parser: argparse.ArgumentParser) -> list[str]:
         if action.default not in (None, False, argparse.SUPPRESS) and action.nargs != 0:
             notes.append(f"default `{home_as_tilde(action.default)}`")
         text = "; ".join(filter(None, [cell(action.help or ""), "; ".join(notes)]))
-        rows.append(f"| `{cell(name)}` | {text} |")
+        rows.append(f"| {code(name)} | {text} |")
     return rows
 
 
