@@ -34,12 +34,13 @@ def build_graph(
     model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
     else the local model when its extra is installed.
 
-    `strategy` names a registered strategy (`readi_graph.strategies`): "readi" (the default;
-    KGs and tables) or "fidelis" (the FiDeLiS beam search; KGs), with the same input, output
-    and usage. `checkpointer` and `cache` pass through to `compile`; `context` sets the
-    defaults used to build the default model (per-run settings go to
-    `invoke(..., context=ReadiContext(...))`); `reply_cache=ReplyCache(path)` answers
-    repeated prompts from disk (counted as `cached_calls`, not `llm_calls`).
+    `strategy` names a registered strategy (`readi_graph.strategies.names()`): "readi" (the
+    default; KGs and tables), "fidelis" (the FiDeLiS beam search; KGs) or "tog"
+    (Think-on-Graph; KGs), with the same input, output and usage. `checkpointer` and `cache`
+    pass through to `compile`; `context` sets the defaults used to build the default model
+    (per-run settings go to `invoke(..., context=ReadiContext(...))`);
+    `reply_cache=ReplyCache(path)` answers repeated prompts from disk (counted as
+    `cached_calls`, not `llm_calls`).
     """
     chosen = strategies.get(strategy, environment_kind(env))
     builder = chosen.make_builder()(env, llm, context=context, **options)

@@ -25,7 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="topic entity of a KG question (repeatable; default: found in the question)",
     )
-    asking.add_argument("--model", help="model name (default: READI_MODEL or gpt-4o-mini)")
+    asking.add_argument(
+        "--model",
+        help="chat model name; 'local': the bundled one (default: with OPENAI_API_KEY or "
+        "OPENAI_BASE_URL set, READI_MODEL, else gpt-4o-mini; without, the bundled local model)",
+    )
     asking.add_argument("--max-edits", type=int, default=4)
     asking.add_argument("--strategy", choices=strategies.names(), default="readi")
     asking.add_argument("--show", type=int, default=20, help="evidence items to print")

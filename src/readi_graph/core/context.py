@@ -27,8 +27,10 @@ class RunContext:
     model: str | None = field(
         default=None,
         metadata={
-            "description": "Chat model name for this run (None: the graph's model, else "
-            "READI_MODEL, else gpt-4o-mini). A graph built with a model object refuses another."
+            "description": "Chat model name for this run ('local': the bundled model). None: "
+            "the graph's model, else READI_MODEL (gpt-4o-mini if unset) when OPENAI_API_KEY or "
+            "OPENAI_BASE_URL is set, else the bundled local model. A graph built with a model "
+            "object refuses another."
         },
     )
     temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})

@@ -1,10 +1,10 @@
 """Progress of a run as custom stream events: one line per finished node.
 
-Each node is wrapped by `reporting`, which describes the node's own update in a sentence (its
-strategy's `describe`: `nodes/describe.py` for Readi, `fidelis/describe.py` for FiDeLiS) and
-writes `{"readi": {"node": ..., "message": ...}}` with LangGraph's stream writer. Callers see
-it with `graph.stream(..., stream_mode="custom")` (the CLI prints it, Studio shows it), with
-no need to guess from state values what happened.
+Each node is wrapped by `reporting`, which describes the node's own update in a sentence (the
+`describe` its strategy registered in `readi_graph.strategies`) and writes
+`{"readi": {"node": ..., "message": ...}}` with LangGraph's stream writer. Callers see it with
+`graph.stream(..., stream_mode="custom")` (the CLI prints it, Studio shows it), with no need
+to guess from state values what happened.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Binding recall on what a real model wrote: `readi bench binding --real DIR`.
 
-Input: files in the format the Readi authors published for CWQ (`../shared/data/readi_cwq/`):
+Input: files in the format the Readi authors published for CWQ (their `readi_cwq` release):
 a JSON list of questions, each with its gold `sparql` (Freebase `ns:` ids) and
 `relation_path_candidates`, the initial paths a model wrote
 (`{"Topic": ["Topic -> relation -> relation", ...]}`).
@@ -9,8 +9,9 @@ Gold relations are the `ns:` relation ids of the SPARQL (ids with two dots or mo
 filters and bookkeeping (`common.`, `type.`, `kg.`, `freebase.`). A gold relation is *found at
 k* when it is among the top-k bindings of any relation the model wrote for that question (its
 reverse twin, bound with it, counts: see `binding.py`); *found in either direction* also
-accepts its reverse (`envs/schema.py`: the one relation with the swapped domain and range). A
-question is *fully bound* when each of its gold relations is found at 5 in either direction.
+accepts its reverse (`environments/kg/schema.py`: the one relation with the swapped domain and
+range). A question is *fully bound* when each of its gold relations is found at 5 in either
+direction.
 
 A twin takes no place among the k, so readi-graph's recall@k looks at up to 2k relations; the
 paper's binder has no twins. `readi-graph, no twins` (exact ids first, no twin) is the

@@ -1,4 +1,5 @@
-"""The small types of a KG walk, and the per-question query counter (see `envs/kg.py`)."""
+"""The small types of a KG walk: the store a KG queries (`Backend`), an `Edge`, an `Expansion`
+(used by `knowledge_graph.py`; queries are counted by `core/counting.py`)."""
 
 from __future__ import annotations
 
