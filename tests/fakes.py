@@ -91,7 +91,8 @@ def function_model(reply: Any) -> FunctionModel:
 def tog_kind(prompt: str) -> str:
     """Which ToG prompt this is: relations, entities, reason or answer."""
     for marker, name in ((markers.TOG_RELATIONS, "relations"), (markers.TOG_ENTITIES, "entities"),
-                         (markers.TOG_REASON, "reason"), (markers.TOG_ANSWER, "answer")):  # fmt: skip
+                         (markers.TOG_REASON, "reason"), (markers.TOG_ANSWER, "answer"),
+                     (markers.TOG_KNOWLEDGE, "knowledge")):  # fmt: skip
         if marker in prompt:
             return name
     raise AssertionError(f"unexpected prompt: {prompt[:80]}")

@@ -1,6 +1,7 @@
 """ToG's call bound, whatever the model replies: an adversarial scripted model (hypothesis
-draws every reply: greedy or invented relations, wrong score counts, floods, verdicts without
-answers) never makes a question take more than (1+W)(T0+(D-1)W)+D+1 calls, and the bound
+draws every reply: greedy or invented relations, any `Hops left`, wrong score counts, 'all' and
+'none', floods, verdicts without answers), under the defaults and `TogContext.paper()`, never
+makes a question take more than (1+W)(T0+(D-1)W)+D+1 calls, and the bound
 holds by construction: the budget kept in state (`calls_left`) is never what stops a call.
 Profiles: `ci` runs 40 questions; `READI_HYPOTHESIS=slow` runs 2,000."""
 
@@ -38,11 +39,16 @@ def adversary(data: Any) -> Any:
             picks = data.draw(st.lists(st.tuples(names, SCORES), max_size=12))
             body = "\n".join(f"{{{name} (Score: {score})}}" for name, score in picks)
             greedy = "\n".join(f"{{{name} (Score: 0.5)}}" for name in listed)  # all of them
-            return data.draw(st.sampled_from([greedy, body, body * 3, "{}", "no idea", ""]))
+            reply = data.draw(st.sampled_from([greedy, body, body * 3, "{}", "no idea", ""]))
+            hops = data.draw(
+                st.sampled_from(["", "\nHops left: 0", "\nHops left: 1", "\nHops left: 9"])
+            )
+            return reply + hops
         if markers.TOG_ENTITIES in prompt:
             n = len(re.findall(r"(?m)^\d+\. ", own))
             size = data.draw(st.sampled_from([n, n, n - 1, n + 2]))  # mostly the right count
-            return "Scores: " + ", ".join(data.draw(st.lists(SCORES, min_size=size, max_size=size)))
+            scores = ", ".join(data.draw(st.lists(SCORES, min_size=size, max_size=size)))
+            return "Scores: " + data.draw(st.sampled_from([scores, scores, "all", "none"]))
         if markers.TOG_REASON in prompt:
             return data.draw(st.sampled_from(
                 ["{Yes}. {A | B}", "{Yes}.", "{Yes} {}", "{No}.", "yes", "maybe",
@@ -64,6 +70,7 @@ def adversary(data: Any) -> Any:
     topics=st.lists(st.sampled_from(TOPICS), min_size=1, max_size=3, unique=True),
     prune=st.sampled_from(["llm", "llm", "llm", "bm25"]),
     entities=st.sampled_from(["scored", "scored", "scored", "random"]),
+    preset=st.sampled_from(["default", "paper"]),
 )
 def test_no_question_takes_more_calls_than_the_bound(
     metaqa_kg: KnowledgeGraph,
@@ -73,15 +80,17 @@ def test_no_question_takes_more_calls_than_the_bound(
     topics: list[str],
     prune: str,
     entities: str,
+    preset: str,
 ) -> None:
-    context = TogContext(width=width, depth=depth, prune=prune, entity_pruning=entities,  # type: ignore[arg-type]
-                         max_candidates=8)  # fmt: skip
+    settings = dict(width=width, depth=depth, prune=prune, entity_pruning=entities,
+                    max_candidates=8)  # fmt: skip
+    context = TogContext.paper(**settings) if preset == "paper" else TogContext(**settings)  # type: ignore[arg-type]
     model = adversary(data)
     question = {"question": "which films " + " and ".join(f"[{t}]" for t in topics),
                 "topic_entities": topics}  # fmt: skip
     out = build_graph(metaqa_kg, model, strategy="tog").invoke(question, context=context)
     found = sum(1 for t in topics if metaqa_kg.resolve(t).found)
-    bound = call_bound(width, depth, found)
+    bound = call_bound(width, depth, found)  # with none found: 1, the paper's fallback
     assert out["usage"]["llm_calls"] == len(model.prompts) <= bound
     assert out["usage"].get("budget_spent", 0) == 0  # the structure bounds the calls
     assert len(out["attempts"]) <= depth

@@ -59,6 +59,14 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
         help="seconds each offline model reply waits (an API stand-in, to measure throughput)",
     )
     metaqa.add_argument("--backend", choices=("oxigraph", "rdflib"), default="oxigraph")
+    metaqa.add_argument(
+        "--tog-oracle",
+        choices=("gold", "width"),
+        default="gold",
+        help="what ToG's gold-chain oracle keeps per entity: the gold relation alone (gold: the "
+        "fewest calls ToG can make) or with the W-1 other relations listed first (width: as a "
+        "model keeping W does, so its calls compare with published ones)",
+    )
     metaqa.set_defaults(func=_metaqa_entry)
 
 
@@ -164,14 +172,17 @@ def _oracle_plan(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[A
     from readi_graph.datasets.metaqa_oracles import ORACLES, oracle
     from readi_graph.graph import build_graph
 
-    graph = build_graph(kg, oracle(strategy, questions), strategy=strategy)
+    keep = getattr(args, "tog_oracle", "gold") if strategy == "tog" else None
+    options = {"keep": keep} if keep else {}
+    graph = build_graph(kg, oracle(strategy, questions, **options), strategy=strategy)
+    keeps = {"gold": ", the gold relation alone", "width": ", W relations"}.get(keep or "", "")
     return Plan(
         lambda _: graph,
         kgqa_scores,
-        f"{label} strategy={strategy} driver=oracle",
+        f"{label} strategy={strategy} driver=oracle" + (" keep=width" if keep == "width" else ""),
         replace(context_from(args), model=None),
         notes={"accuracy_is": "hit1 of the oracle's answers, read from what it was shown"},
-        driven_by=f"its gold-chain oracle ({ORACLES[strategy].split(':')[0]})",
+        driven_by=f"its gold-chain oracle ({ORACLES[strategy].split(':')[0]}{keeps})",
     )
 
 

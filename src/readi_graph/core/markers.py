@@ -23,6 +23,7 @@ TOG_RELATIONS = "You choose which relations a search"
 TOG_ENTITIES = "You score the entities a search"
 TOG_REASON = "You judge whether the knowledge triples"
 TOG_ANSWER = "from the question's entities, depth by depth"
+TOG_KNOWLEDGE = "The knowledge graph gave no triples"  # ToG's answer without evidence
 REASONING_PATHS = "Reasoning Paths:\n"  # FiDeLiS's answer prompt: the paths, one per line
 
 # Section labels, each at the start of a line and followed by the section's value.
@@ -31,9 +32,12 @@ PREVIOUS_PATH = "Previous Path: "
 CANDIDATE_RELATIONS = "Candidate Relations: "
 EARLIER_RELATIONS = "Earlier Relations: "
 KNOWLEDGE_TRIPLES = "Knowledge Triples:"  # the KG answer prompt's triples (the offline answer)
-REACHED_BY = "Reached by: "  # ToG: the path to the entity whose relations are chosen
+REACHED_BY = "Reached by: "  # ToG: the path to the entity whose relations (tails) are scored
+HOPS_LEFT = "Hops left: "  # ToG: the relation reply's count of the relations still needed
+CHOOSE_AT_MOST = "Choose at most "  # ToG: `Choose at most W:`, the width
 RELATIONS_LIST = "Relations:\n"  # ToG: the relations to choose from, one per line
 CANDIDATES_LIST = "Candidates:\n"  # ToG: the entities to score, one per line
+RELATION = "Relation: "  # ToG's entity prompt: the relation the candidates were reached by
 TRIPLES = "Knowledge Triples:\n"  # ToG: the triples, by depth
 DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N
 CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
@@ -53,8 +57,10 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),
     "fidelis_verify": (FIDELIS_VERIFY, STATEMENT, PATH),
     "fidelis_reason": (QUESTION, REASONING_PATHS),
-    "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST),
-    "tog_entities": (TOG_ENTITIES, QUESTION, CANDIDATES_LIST),
+    "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST, CHOOSE_AT_MOST),
+    "tog_entities": (TOG_ENTITIES, QUESTION, REACHED_BY, RELATION, CANDIDATES_LIST),
+    "tog_entities_share": (TOG_ENTITIES, QUESTION, REACHED_BY, RELATION, CANDIDATES_LIST),
+    "tog_knowledge": (TOG_KNOWLEDGE, QUESTION),
     "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),
     "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
 }

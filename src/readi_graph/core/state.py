@@ -56,7 +56,7 @@ class ReadiOutput(TypedDict, total=False):
     # plans / plans_unreadable / answers / answers_unreadable (how often model output parsed)
     attempts: list[Record]  # each path tried, with what went wrong
     error: str | None  # set when the environment failed (an endpoint down after its retries)
-    answer_source: str  # ToG: graph | model_knowledge (after exhaustion) | none (no call)
+    answer_source: str  # ToG: graph (every answer is in the evidence) | model_knowledge | none
 
 
 class RunState(TypedDict, total=False):

@@ -10,6 +10,7 @@ each question and never sees its answers. Each is a `"module:Class"` whose class
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -22,7 +23,8 @@ ORACLES: dict[str, str] = {
 }
 
 
-def oracle(strategy: str, questions: Iterable[MetaQAQuestion]) -> BaseChatModel:
-    """The oracle that drives `strategy` over these questions (KeyError: it has none)."""
-    model: BaseChatModel = resolve(ORACLES[strategy]).over(questions)
+def oracle(strategy: str, questions: Iterable[MetaQAQuestion], **options: Any) -> BaseChatModel:
+    """The oracle that drives `strategy` over these questions (KeyError: it has none);
+    `options` go to its `over` (ToG's: `keep`)."""
+    model: BaseChatModel = resolve(ORACLES[strategy]).over(questions, **options)
     return model

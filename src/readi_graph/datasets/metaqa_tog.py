@@ -5,8 +5,14 @@ type, `metaqa_offline.gold_steps`), never its answers, so what gets measured is 
 environment and the loop (listing, bounded reads, entity pruning, the call budget), not a
 model's judgement:
 - relation pruning: the gold relation of the step the entity was reached at (counted on its
-  "Reached by" path), alone with score 1, when it is listed; else `{}`;
-- entity scoring: uniform, whatever the candidates;
+  "Reached by" path), when it is listed (else `{}`); with `keep="gold"` alone (score 1: the
+  fewest calls ToG can make, a floor), with `keep="width"` beside the W-1 other relations
+  listed first (the most similar to the question), as a model that keeps W does, so each
+  kept relation costs its entity-scoring call and the calls compare with published ones;
+  and `Hops left:` (the gold relations after this one) when the prompt asks;
+- entity scoring: 0 for the candidates of a relation off the gold chain; on it, 1 for a
+  candidate that can go on (the next gold relation is among those the prompt shows leaving
+  it, or they are not all shown, or this is the chain's last relation), else 0;
 - sufficiency: "yes" once the triples hold the gold chain up to its last relation, and the
   answers are the entities that relation reached there, in the order shown (the search's best
   first); "no" before;
@@ -16,6 +22,8 @@ model's judgement:
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -74,14 +82,37 @@ def reached(lines: list[str], step: str) -> list[str]:
     return list(dict.fromkeys(ends))
 
 
+_ITEM = re.compile(r"(<- )?(\S+) \((\d+)\)")
+_MORE = re.compile(r"\+\d+ more")
+KEEPS = ("gold", "width")  # the relations the oracle keeps: the gold one, or W with it
+
+
+def leads_of(line: str) -> tuple[set[str], bool] | None:
+    """The relations a candidate line of the entity prompt shows leaving it (as listed:
+    `<- name` backwards), and whether they are all shown; None when it shows none (a name
+    may hold ": " itself: the last part that reads as a list is the list)."""
+    for i in reversed([m.start() for m in re.finditer(": ", line)]):
+        rest = line[i + 2 :]
+        if rest in ("a value", "nothing leads on"):
+            return set(), True
+        items = rest.split(", ")
+        if all(_ITEM.fullmatch(x) or _MORE.fullmatch(x) for x in items):
+            names = {(m.group(1) or "") + m.group(2) for x in items if (m := _ITEM.fullmatch(x))}
+            return names, not any(_MORE.fullmatch(x) for x in items)
+    return None
+
+
 class TogOracle(BaseChatModel):
     """Plays ToG's prompts from the gold relation chains of MetaQA questions."""
 
     questions: dict[str, Any]  # question text -> MetaQAQuestion
+    keep: str = "gold"  # one of KEEPS
 
     @classmethod
-    def over(cls, questions: Iterable[MetaQAQuestion]) -> TogOracle:
-        return cls(questions={q.question: q for q in questions})
+    def over(cls, questions: Iterable[MetaQAQuestion], keep: str = "gold") -> TogOracle:
+        if keep not in KEEPS:
+            raise ValueError(f"ToG oracle: keep is one of {KEEPS}, not {keep!r}")
+        return cls(questions={q.question: q for q in questions}, keep=keep)
 
     @property
     def _llm_type(self) -> str:
@@ -93,10 +124,9 @@ class TogOracle(BaseChatModel):
         prompt = str(messages[-1].content)
         own = own_part(prompt)
         if markers.TOG_RELATIONS in prompt:
-            reply = self._relations(own)
+            reply = self._relations(prompt, own)
         elif markers.TOG_ENTITIES in prompt:
-            n = len(block(own, markers.CANDIDATES_LIST))
-            reply = "Scores: " + ", ".join([f"{1 / n:.4f}"] * n) if n else "Scores:"
+            reply = self._scores(own)
         elif markers.TOG_REASON in prompt:
             reply = self._judge(own)
         else:
@@ -109,13 +139,38 @@ class TogOracle(BaseChatModel):
             raise KeyError(f"ToG oracle: no gold data for question {text!r}")
         return gold_steps(self.questions[text])
 
-    def _relations(self, own: str) -> str:
+    def _relations(self, prompt: str, own: str) -> str:
         gold = self._gold(own)
         step = after(own, markers.REACHED_BY).count(" -> ") // 2  # relations walked so far
-        listed = set(block(own, markers.RELATIONS_LIST))
-        if step < len(gold) and gold[step] in listed:
-            return f"{{{gold[step]} (Score: 1.0)}}\nThe next relation of the gold chain."
-        return "{}\nNo listed relation is on the gold chain."
+        listed = list(itertools.takewhile(lambda x: not x.startswith(markers.CHOOSE_AT_MOST),
+                                          block(own, markers.RELATIONS_LIST)))  # fmt: skip
+        if step >= len(gold) or gold[step] not in listed:
+            return "{}\nNo listed relation is on the gold chain."
+        width = int(after(own, markers.CHOOSE_AT_MOST).rstrip(":") or 1)
+        others = [r for r in listed if r != gold[step]][: width - 1] if self.keep == "width" else []
+        share = 0.4 / len(others) if others else 0.0
+        lines = [f"{{{gold[step]} (Score: {1.0 - 0.4 * bool(others):.1f})}}"]
+        lines += [f"{{{r} (Score: {share:.3f})}}" for r in others]
+        if markers.HOPS_LEFT in prompt:  # the rules ask for it
+            lines.append(f"{markers.HOPS_LEFT}{len(gold) - step - 1}")
+        return "\n".join([*lines, "The next relation of the gold chain."])
+
+    def _scores(self, own: str) -> str:
+        gold = self._gold(own)
+        step = after(own, markers.REACHED_BY).count(" -> ") // 2  # relations walked so far
+        relation = after(own, markers.RELATION)
+        lines = block(own, markers.CANDIDATES_LIST)
+        if not lines:
+            return "Scores: none"
+        if step >= len(gold) or relation != gold[step]:
+            return "Scores: none\nThis relation is off the gold chain."
+        following = gold[step + 1] if step + 1 < len(gold) else None
+        scores = []
+        for line in lines:
+            shown = leads_of(line)
+            goes_on = following is None or shown is None or following in shown[0] or not shown[1]
+            scores.append("1" if goes_on else "0")
+        return "Scores: " + ", ".join(scores)
 
     def _walked(self, own: str) -> tuple[int, list[str]]:
         """The deepest depth whose triples hold its gold relation, and what it reached."""

@@ -24,6 +24,7 @@ VERDICTS = {
     "no": ("not enough yet", "#c62828"),
     "unreadable": ("verdict unreadable", "#ef6c00"),
     "nothing new": ("nothing new reached", "#6d6d6d"),
+    "more hops needed": ("not asked: more hops needed", "#6d6d6d"),
 }
 
 

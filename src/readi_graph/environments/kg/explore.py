@@ -135,6 +135,11 @@ class Explorer:
     def similarity(self, text: str, *, dense: bool | None = None) -> Similarity:
         return Similarity(self.kg, text, dense=dense)
 
+    @property
+    def dense(self) -> bool:
+        """Whether dense similarity is available (the `[embed]` extra; else BM25/overlap)."""
+        return bool(self.kg.relation_index.dense)
+
     def compound_facts(
         self, nodes: Sequence[Term], per_node: int = 6, *, exclude: Iterable[Triple] = ()
     ) -> list[Triple]:

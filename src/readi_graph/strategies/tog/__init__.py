@@ -3,5 +3,6 @@ which the model prunes relations and entities depth by depth and judges when the
 are enough.
 
 `build_graph(kg, llm, strategy="tog")` or `build_tog_graph(kg, llm)`; settings in
-`TogContext`; at most `call_bound(W, D, T0)` model calls per question.
+`TogContext` (`TogContext.paper()`: the published behaviour where the defaults depart from
+it); at most `call_bound(W, D, T0)` model calls per question.
 """

@@ -27,6 +27,8 @@ def describe(node: str, update: Update, environment: str = "kg") -> str:
     if node == "reason":
         if update.get("sufficient"):
             return f"enough: answers {update.get('answers')}"
+        if current.get("verdict") == "more hops needed":
+            return f"depth {current.get('depth')}: not asked (the relation step said more hops)"
         return f"depth {current.get('depth')}: not enough yet ({current.get('verdict')})"
     if node == "answer":
         grounded = " (grounded)" if update.get("grounded") else ""

@@ -1,12 +1,14 @@
 """ToG's last steps: the sufficiency call after each depth, and the final answer.
 
 `reason` asks whether the triples found so far are enough; its "yes" carries the answers and
-ends the run. When the frontier empties, or the depth is spent, `answer` makes one call from
-the triples so far. The official code answers from the model's own knowledge alone after the
-last depth; here the triples stay in that prompt and `RunContext.answer_from` decides whether
-the model may add its own knowledge, and `answer_source` says which: "graph", or
-"model_knowledge" (the search ended without a "yes" and the model was allowed its own), or
-"none" (no call: no evidence, or the environment failed).
+ends the run (no call while the relation step said more hops are needed: `ending.MORE_HOPS`).
+When the frontier empties, or the depth is spent, `answer` makes one call from the triples so
+far. The official code answers from the model's own knowledge alone after the last depth;
+here the triples stay in that prompt and `RunContext.answer_from` decides whether the model
+may add its own knowledge. With no triples at all the official code asks the model alone;
+here that is `TogContext.no_evidence="model_knowledge"` (default: say so, no call).
+`answer_source` is read from the answers (`ending.source_of`): "graph" when every answer names
+an entity of the evidence, "model_knowledge" when one does not, "none" without answers.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from readi_graph.core.prompts import instruction, notes_text, render
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.render import labelled_triples
-from readi_graph.strategies.tog import search
+from readi_graph.strategies.tog import ending, search
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.parsing import parse_verdict
 
@@ -83,6 +85,7 @@ def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -
         "answers": answers,
         "evidence": rows,
         "grounded": grounded(answers, known),
+        "answer_source": ending.source_of(answers, known),
         "path": [search.path_text(c) for c in last],
         "notes": list(state.get("notes") or []),
         "edits": 0,
@@ -95,6 +98,14 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     def reason(state: State) -> Steps:
         run = run_settings(TogContext)
         left = int(state.get("calls_left", 0))
+        current = state.get("current") or {}
+        if run.skip_needless_calls and (current.get("hops_left") or 0) >= 1:
+            # the relation step said these triples cannot answer yet: no call, no query
+            with Meter("reason") as meter:
+                meter.count("verdicts_skipped")
+            record = {**current, "verdict": ending.MORE_HOPS}
+            return {"calls_left": left, "current": record, "attempts": [record],
+                    "usage": meter.usage}  # fmt: skip
         verdict: bool | None = None
         answers: list[str] | None = None
         text = ""
@@ -117,10 +128,10 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 meter.count("verdicts")
                 meter.count("verdicts_unreadable", verdict is None)
         said = {True: "yes", False: "no", None: "unreadable"}[verdict]
-        record = {**(state.get("current") or {}), "verdict": said}
+        record = {**current, "verdict": said}
         update: Record = {"calls_left": left, "current": record, "attempts": [record]}
         if verdict and answers:
-            update.update(_final(state, got["rows"], answers, text), answer_source="graph")
+            update.update(_final(state, got["rows"], answers, text))
             update["sufficient"] = True
         return {**update, "usage": meter.usage}
 
@@ -153,16 +164,21 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 return {**failed, "answer_source": "none", "attempts": pending,
                         "usage": meter.usage}  # fmt: skip
             last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
-            source = "none"
             if not got["rows"]:
-                topics = ", ".join(state.get("topic_entities") or [])
-                if not topics:
-                    why = "no topic entity was given or found in the question"
-                elif not state.get("topics"):
-                    why = f"no topic entity was found in it ({topics})"
-                else:
-                    why = f"no relation around the topic entities was kept ({topics})"
+                why = ending.no_evidence(state)
                 text, answers = f"The knowledge graph gave no evidence: {why}.", []
+                if run.no_evidence == "model_knowledge" and left > 0:  # the official fallback
+                    prompt = render(
+                        "tog_knowledge",
+                        run.prompt_budget,
+                        question=state["question"],
+                        why=why,
+                        notes=notes_text(list(state.get("notes") or [])),
+                    )
+                    text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                    left -= 1
+                    answers = parse_answer(text) or []
+                    meter.count("answers_from_knowledge")
             elif left <= 0:  # never reached: the bound keeps a call for the answer
                 meter.count("budget_spent")
                 text, answers = "", [c["name"] for c in last]
@@ -173,7 +189,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                     question=state["question"],
                     triples=got["text"],
                     notes=notes_text(list(state.get("notes") or [])),
-                    why=_why(state, run, bool(pending)),
+                    why=ending.why(state, run.depth, bool(pending)),
                     instruction=instruction(run.answer_from, "the knowledge triples below"),
                 )
                 text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
@@ -182,25 +198,11 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
                 answers = [c["name"] for c in last] if parsed is None else parsed
-                knowledge = run.answer_from == "evidence_and_knowledge"
-                source = "model_knowledge" if knowledge else "graph"
         return {
             **_final(state, got["rows"], answers, text),
-            "answer_source": source,
             "calls_left": left,
             "attempts": pending,
             "usage": meter.usage,
         }
 
     return model_node(model, answer, native=kg.native_async)
-
-
-def _why(state: State, run: TogContext, emptied: bool) -> str:
-    depth = state.get("depth", 0)
-    if emptied:
-        return f"at depth {depth} no new entity could be reached, so the search stopped there."
-    if state.get("current", {}).get("verdict") == "yes":
-        return "they were judged enough, but the answers could not be read from that reply."
-    if depth >= run.depth:
-        return f"the search used all {run.depth} depths without judging them enough."
-    return f"after depth {depth} no entity was left to explore."

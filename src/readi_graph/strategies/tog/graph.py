@@ -22,14 +22,9 @@ from readi_graph.core.progress import add_nodes, retry_policies
 from readi_graph.core.state import ReadiInput, ReadiOutput, Record, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.strategies.tog.context import TogContext
+from readi_graph.strategies.tog.entities import make_entities, route_after_entities
 from readi_graph.strategies.tog.finish import make_answer, make_reason, route_after_reason
-from readi_graph.strategies.tog.nodes import (
-    make_entities,
-    make_relations,
-    make_start,
-    route_after_entities,
-    route_after_start,
-)
+from readi_graph.strategies.tog.nodes import make_relations, make_start, route_after_start
 
 
 class TogState(RunState, total=False):
@@ -41,7 +36,7 @@ class TogState(RunState, total=False):
     calls_left: int  # model calls the question may still make (context.call_bound)
     current: Record  # this depth's record for `attempts` (relations, candidates, verdict)
     sufficient: bool  # the last sufficiency call said yes and gave answers
-    answer_source: str  # graph | model_knowledge | none
+    answer_source: str  # graph | model_knowledge | none: read from the answers (ending.py)
 
 
 def make_tog_builder(

@@ -1,10 +1,12 @@
-"""ToG's exploration nodes: start -> relations -> entities, once per depth.
+"""ToG's first nodes: start, then relations once per depth (entities: `entities.py`).
 
 Per depth, for each frontier entity one call keeps at most W scored relations (`relations`);
 for each kept (entity, relation) one call scores its tails when two or more are named
 (`entities`), then entity pruning keeps the W best by relation x entity score, no call. The
 calls left live in state (`calls_left`, from `context.call_bound`): a node asks the model only
-while some are left, so a question never takes more, whatever the model replies.
+while some are left, so a question never takes more, whatever the model replies. The relation
+prompt also asks how many hops the question needs after the chosen relations (`Hops left: N`,
+with `skip_needless_calls`): the sufficiency call is skipped while every reply says one or more.
 """
 
 from __future__ import annotations
@@ -19,21 +21,36 @@ from readi_graph.core.prompts import render
 from readi_graph.environments.kg.explore import Explorer, Similarity
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.linking import linking_notes, topic_entities_for
-from readi_graph.environments.kg.records import term_from
 from readi_graph.strategies.tog import scoring, search
 from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.strategies.tog.human import ask_person
-from readi_graph.strategies.tog.parsing import parse_relations, parse_scores
+from readi_graph.strategies.tog.parsing import parse_hops_left, parse_relations
 
 State = dict[str, Any]
 Record = dict[str, Any]
 SHOWN_RELATIONS = 8  # relations per entity kept in the depth's record (the run picture)
-SHOWN_CANDIDATES = 30  # candidates per depth kept in the record
+HOPS_RULE = (
+    " After the chosen relations write, on a line of its own, `Hops left: N`: how many more "
+    "relations the question needs after them (0 when they reach the answers)."
+)
 
 
 def similarity(explorer: Explorer, question: str, run: TogContext) -> Similarity:
-    """Similarity to the question: BM25/overlap in `bm25` mode, else dense when available."""
+    """Similarity to the question: BM25/overlap in `bm25` mode, else dense when available
+    (`dense` modes are refused at `start` when it is not)."""
     return explorer.similarity(question, dense=False if run.prune == "bm25" else None)
+
+
+def refuse_missing_dense(explorer: Explorer, run: TogContext) -> None:
+    """A `dense` mode without the [embed] extra would silently score by BM25: refused."""
+    modes = (("prune", run.prune), ("entity_pruning", run.entity_pruning))
+    asked = [f"{k}='dense'" for k, v in modes if v == "dense"]
+    if asked and not explorer.dense:
+        raise InputError(
+            f"ToG {' and '.join(asked)} needs dense similarity, which needs the [embed] extra "
+            "(pip install 'readi-graph[embed]'; READI_DENSE=0 turns it off): without it use "
+            "prune='bm25' / entity_pruning='random'"
+        )
 
 
 def steps_needed(depth: int) -> int:
@@ -53,6 +70,7 @@ def make_start(kg: KnowledgeGraph) -> Any:
             )
         if min(run.width, run.depth, run.max_candidates) < 1:
             raise InputError("ToG needs width, depth and max_candidates of at least 1")
+        refuse_missing_dense(explorer, run)
         limit = _recursion_limit()
         if steps_needed(run.depth) > limit:
             raise InputError(
@@ -79,7 +97,9 @@ def make_start(kg: KnowledgeGraph) -> Any:
             "frontier": frontier,
             "explored": [],
             "depth": 0,
-            "calls_left": call_bound(run.width, run.depth, len(frontier)),
+            "calls_left": call_bound(run.width, run.depth, len(frontier))
+            if frontier
+            else int(run.no_evidence == "model_knowledge"),  # the answer from knowledge
             "sufficient": False,
             "current": {},
             "notes": found.get("notes", []),
@@ -116,22 +136,29 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             if "failure" in got:
                 return {"failure": got["failure"], "pairs": [], "usage": meter.usage}
             listed: list[list[Record]] = got["listed"]
+            hops: dict[int, int] = {}  # what each entity's reply said of the hops left
             if run.pruner == "human":
                 chosen = ask_person(state["question"], depth, run.width, frontier, listed)
                 meter.count("human_prunes")
+                said = ["person" if picks else "person chose none" for picks in chosen]
             else:
-                chosen = []
+                chosen, said = [], []
                 for entity, rows in zip(frontier, listed, strict=True):
                     if not rows:
                         chosen.append([])
+                        said.append("none listed")
                     elif run.prune != "llm":
                         chosen.append(scoring.top_relations(rows, similar, run.width))
+                        said.append("similarity")
                     elif len(rows) == 1:  # nothing to choose: no call
                         chosen.append([(0, 1.0)])
+                        said.append("only one")
                     elif left <= 0:  # never reached: the bound leaves a call for each entity
                         meter.count("budget_spent")
                         chosen.append([])
+                        said.append("no call left")
                     else:
+                        asks = run.skip_needless_calls
                         prompt = render(
                             "tog_relations",
                             run.prompt_budget,
@@ -140,6 +167,8 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                             path=entity["path"],
                             relations="\n".join(r["name"] for r in rows),
                             width=str(run.width),
+                            hops_rule=HOPS_RULE if asks else "",
+                            hops_example="\nHops left: 1" if asks else "",
                         )
                         reply = meter.llm((yield prompt, None))
                         left -= 1
@@ -147,6 +176,10 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                         meter.count("relation_choices")
                         meter.count("relation_choices_unreadable", parsed is None)
                         chosen.append(parsed or [])
+                        said.append(_said(parsed))
+                        hops_left = parse_hops_left(reply.text) if asks else None
+                        if hops_left is not None:
+                            hops[len(chosen) - 1] = hops_left
         pairs = [
             {"entity": i, "relation": listed[i][k]["relation"], "forward": listed[i][k]["forward"],
              "name": listed[i][k]["name"], "score": score}
@@ -165,115 +198,27 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 for k, r in enumerate(rows)
                 if k < SHOWN_RELATIONS or any(k == j for j, _ in picks)
             ],
+            "choices": said,
+            "hops_left": _hops_left(chosen, hops),
         }  # fmt: skip
         return {"pairs": pairs, "calls_left": left, "current": record, "usage": meter.usage}
 
     return model_node(model, relations, native=kg.native_async)
 
 
-def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
-    explorer = Explorer(kg)
-
-    def entities(state: State) -> Steps:
-        run = run_settings(TogContext)
-        question = state["question"]
-        frontier: list[Record] = state.get("frontier") or []
-        pairs: list[Record] = state.get("pairs") or []
-        left = int(state.get("calls_left", 0))
-        depth = state.get("depth", 0) + 1
-        revisit = kg.settings.revisit_topic or depth == 1
-        avoid = set() if revisit else {term_from(t["node"]) for t in state.get("topics") or []}
-        with Meter("entities") as meter:
-            similar = similarity(explorer, question, run)
-            rank = run.prune != "llm" or run.entity_pruning == "dense"
-            got = guarded(meter, lambda: {"tails": search.tails(
-                explorer, frontier, pairs, cap=run.max_candidates, seed=run.seed, avoid=avoid,
-                similarity=similar, rank=rank)})  # fmt: skip
-            if "failure" in got:
-                return {"failure": got["failure"], "usage": meter.usage}
-            found, capped = got["tails"]
-            candidates: list[Record] = []
-            for pair, rows in zip(pairs, found, strict=True):
-                if run.entity_pruning == "random":
-                    scores = scoring.drawn(rows, run.seed, question)
-                elif run.entity_pruning == "dense" or run.prune != "llm":
-                    scores = scoring.similar_entities(rows, similar)
-                elif len(rows) < 2:  # one candidate: its relation's score, no call
-                    scores = [1.0] * len(rows)
-                elif left <= 0:  # never reached: the bound leaves a call for each pair
-                    meter.count("budget_spent")
-                    scores = scoring.uniform(len(rows))
-                else:
-                    prompt = render(
-                        "tog_entities",
-                        run.prompt_budget,
-                        question=question,
-                        entity=frontier[pair["entity"]]["name"],
-                        relation=pair["name"],
-                        candidates="\n".join(f"{k}. {_shown(r)}" for k, r in enumerate(rows, 1)),
-                    )
-                    reply = meter.llm((yield prompt, None))
-                    left -= 1
-                    parsed = parse_scores(reply.text, len(rows))
-                    meter.count("entity_scores")
-                    meter.count("entity_scores_unreadable", parsed is None)
-                    scores = parsed if parsed is not None else scoring.uniform(len(rows))
-                source = frontier[pair["entity"]]
-                candidates += [
-                    {**r, "entity": pair["entity"], "source": source["node"],
-                     "path": source["path"], "topic": source.get("topic"),
-                     "relation": pair["relation"], "forward": pair["forward"],
-                     "relation_name": pair["name"], "score": round(pair["score"] * s, 6)}
-                    for r, s in zip(rows, scores, strict=True)
-                ]  # fmt: skip
-            last = depth >= run.depth  # at the last depth nothing leads on: no tie query
-            ties = [] if last else search.tied(candidates, run.width)
-            leads = guarded(meter, lambda: {"n": search.onward(explorer, ties) if ties else {}})
-            if "failure" in leads:
-                return {"failure": leads["failure"], "usage": meter.usage}
-        kept = search.prune(candidates, run.width, leads["n"])
-        chosen = {id(c) for c in kept}
-        notes = list(state.get("notes") or [])
-        if capped and CAPPED not in notes:
-            notes.append(CAPPED)
-        record = {**(state.get("current") or {}), "capped": capped, "candidates": [
-            {"entity": c["entity"], "relation": c["relation_name"], "name": c["name"],
-             "via": (c.get("via") or {}).get("name"), "score": c["score"], "kept": id(c) in chosen}
-            for c in sorted(candidates, key=lambda c: -c["score"])[:SHOWN_CANDIDATES]
-        ]}  # fmt: skip
-        return {
-            "frontier": [
-                {
-                    "node": c["node"],
-                    "name": c["name"],
-                    "path": search.path_text(c),
-                    "topic": c.get("topic"),
-                }
-                for c in kept
-                if c["node"]["kind"] != "literal"
-            ],
-            "explored": [*(state.get("explored") or []), kept],
-            "depth": depth,
-            "calls_left": left,
-            "current": record,
-            "notes": notes,
-            "usage": meter.usage,
-        }
-
-    return model_node(model, entities, native=kg.native_async)
+def _said(parsed: list[tuple[int, float]] | None) -> str:
+    """What one relation reply chose, in the words the final prompt reports it with."""
+    if parsed is None:
+        return "unreadable"
+    if not parsed:
+        return "none chosen"
+    return "chosen" if any(score > 0 for _, score in parsed) else "scored 0"
 
 
-CAPPED = (
-    "Some relations reached more entities than were scored: the candidates most similar to "
-    "the question were kept (ties in a seeded order)."
-)
-
-
-def _shown(row: Record) -> str:
-    via = row.get("via")
-    return f"{row['name']} ({via['name']})" if via else str(row["name"])
-
-
-def route_after_entities(state: State) -> Literal["reason", "answer"]:
-    explored = state.get("explored") or []
-    return "reason" if explored and explored[-1] and not state.get("failure") else "answer"
+def _hops_left(chosen: list[list[tuple[int, float]]], hops: dict[int, int]) -> int | None:
+    """The fewest hops left that the replies said, over every entity that leads on (None
+    when one of them said nothing: no call is skipped on a guess)."""
+    leading = [i for i, picks in enumerate(chosen) if any(score > 0 for _, score in picks)]
+    if not leading or any(i not in hops for i in leading):
+        return None
+    return min(hops[i] for i in leading)

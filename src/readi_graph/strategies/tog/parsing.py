@@ -16,7 +16,10 @@ _CHOICE = re.compile(r"\{\s*([^{}]+?)\s*\(\s*score\s*[:=]\s*([0-9]*\.?[0-9]+)\s*
 _NONE = re.compile(r"\{\s*(none)?\s*\}", re.IGNORECASE)  # `{}`: no relation helps
 _SCORES = re.compile(r"scores?\s*:\s*(.*)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])[0-9]*\.?[0-9]+(?![\w.])")
-_VERDICT = re.compile(r"\{\s*(yes|no)\s*\}|\b(yes|no)\b", re.IGNORECASE)
+_BRACED = re.compile(r"\{\s*(yes|no)\s*[.!]?\s*\}", re.IGNORECASE)  # the official reading
+_OPENING = re.compile(r"^[\W_]*(yes|no)\b", re.IGNORECASE)  # a reply that starts "Yes." / "No,"
+_WHOLE = re.compile(r"^\s*(all|none)\b", re.IGNORECASE)  # `Scores: all` / `Scores: none`
+_HOPS_LEFT = re.compile(r"hops?\s+left\s*[:=]\s*(\d+)", re.IGNORECASE)
 MAX_SCORES = 1000  # numbers read from one reply (bounds the work on a flooded reply)
 
 
@@ -57,29 +60,42 @@ def parse_relations(text: str, listed: Sequence[str], width: int) -> list[tuple[
 
 def parse_scores(text: str, n: int) -> list[float] | None:
     """One score per candidate, in order, from the last `Scores:` line (else the reply's
-    numbers), clamped to [0, 1]; None unless exactly `n` numbers are found."""
+    numbers), clamped to [0, 1]; `Scores: all` gives every candidate 1, `Scores: none` every
+    candidate 0 (none of them helps). None unless exactly `n` numbers are found."""
     body = FENCE.sub("", clip(text))
     lines = _SCORES.findall(body)
     source = lines[-1] if lines else body
+    whole = _WHOLE.match(source) if lines else None
+    if whole:
+        return [1.0 if whole.group(1).lower() == "all" else 0.0] * n
     numbers = _NUMBER.findall(source)[:MAX_SCORES]
     if len(numbers) != n:
         return None
     return [min(max(float(x), 0.0), 1.0) for x in numbers]
 
 
+def parse_hops_left(text: str) -> int | None:
+    """The last `Hops left: N` of a relation reply: how many relations the model says the
+    question needs after the chosen ones (None when not said)."""
+    found = _HOPS_LEFT.findall(FENCE.sub("", clip(text)))
+    return min(int(found[-1]), 1_000) if found else None
+
+
 def parse_verdict(text: str) -> tuple[bool | None, list[str] | None]:
-    """(enough?, answers) from the sufficiency reply: the verdict is the first `{Yes}`/`{No}`
-    (else the first bare yes/no; a JSON reply's "sufficient"); the answers are the last brace
-    group after it (None when absent). (None, None): neither yes nor no."""
+    """(enough?, answers) from the sufficiency reply. The verdict is the first `{Yes}`/`{No}`
+    (the official code reads the first brace group), else a JSON reply's "sufficient", else a
+    reply that opens with a bare yes/no; a bare word elsewhere ("no doubt") is not a verdict.
+    The answers are the last brace group after the verdict (None when absent). (None, None):
+    no verdict found."""
     body = FENCE.sub("", clip(text))
+    match = _BRACED.search(body)
+    if match is not None:
+        return match.group(1).lower() == "yes", parse_answer(body[match.end() :])
     flag = json_field(body, "sufficient")
     if isinstance(flag, bool | str) and str(flag).strip().lower() in ("true", "yes", "false", "no"):
         verdict = str(flag).strip().lower() in ("true", "yes")
-        answers = parse_answer(body)
-        return verdict, answers
-    match = _VERDICT.search(body)
+        return verdict, parse_answer(body)
+    match = _OPENING.match(body)
     if match is None:
         return None, None
-    verdict = (match.group(1) or match.group(2)).lower() == "yes"
-    rest = body[match.end() :]
-    return verdict, parse_answer(rest)
+    return match.group(1).lower() == "yes", parse_answer(body[match.end() :])

@@ -223,6 +223,22 @@ def prune(
     return kept
 
 
+def also_tied(candidates: Sequence[Record], kept: Sequence[Record]) -> list[Record]:
+    """The candidates scored like the last of `kept` (above 0) that were not kept: equally
+    valid, cut only by the width. Each node once, in candidate order."""
+    if not kept or kept[-1]["score"] <= 0:
+        return []
+    edge = kept[-1]["score"]
+    seen = {(c["node"]["kind"], c["node"]["value"]) for c in kept}
+    out = []
+    for c in candidates:
+        key = (c["node"]["kind"], c["node"]["value"])
+        if c["score"] == edge and key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
 def triples(kept: Record) -> list[Triple]:
     """The stored triples behind one kept candidate (two through a compound node)."""
     source, relation, forward = term_from(kept["source"]), kept["relation"], kept["forward"]
