@@ -15,8 +15,12 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.core.context import ReadiContext
+from readi_graph.environments.kg.diagnosis import NOTHING_LEFT, diagnose
+from readi_graph.environments.kg.instantiation import Instance, connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.name_triples import name_triples_kg
+from readi_graph.environments.kg.paths import Candidate, KGPath
+from readi_graph.environments.kg.vocabulary import FREEBASE_NS
 from readi_graph.graph import build_graph
 
 from fakes import ScriptedModel, path, scripted
@@ -122,9 +126,10 @@ def test_a_dead_end_says_back_up_and_names_what_the_relation_was_read_as() -> No
         f"({OFFICE}office_holders, {OFFICE}category only lead back the way the path came)" in error
     )
     assert error.endswith(
-        f'nothing leads on from the nodes reached by step 1 ("{OFFICE}office_holders"): back up: '
-        "replace step 1 or an earlier step with a relation from Earlier Relations\n"
-    )
+        f'nothing leads on from the nodes reached by step 1 ("{OFFICE}office_holders"): end the '
+        "path after step 1 if the nodes it reached answer the question, or back up: replace "
+        "step 1 or an earlier step with a relation from Earlier Relations\n"
+    )  # step 1 also reached "Prime minister", a named node, by the office's category
     assert section(prompt, "Candidate Relations: ") == "(none)"
     earlier = section(prompt, "Earlier Relations: ")
     assert earlier.startswith(f"step 1 (from {PM}): ")
@@ -213,3 +218,27 @@ def test_a_path_left_out_is_kept_where_a_dropped_one_is_not() -> None:
     out, _ = run("made-up-position", POSITION_PLAN, keep, "{Forward}")
     assert len(_roster_triples(out)) == 13  # the team's path still walked, to its roster
     assert any("their union" in n for n in out["notes"])
+
+
+# --- the diagnosis alone, on the walk a model's exact ids make --------------------------------
+def _walk(kg: KnowledgeGraph, topic: str, *relations: str) -> Instance:
+    """`relations` are ids bound to themselves alone (no other candidate)."""
+    path = KGPath(topic, relations)
+    return connect(kg, path, [(Candidate(FREEBASE_NS + r),) for r in relations])
+
+
+def test_a_dead_end_of_compound_nodes_backs_up_and_only_an_empty_one_is_hopeless() -> None:
+    kg = kg_of("made-up-office")
+    stuck = _walk(kg, PM, f"{OFFICE}office_holders", f"{OFFICE}office_holders")
+    d = diagnose(kg, "what country", [stuck])
+    (reason,) = d.reasons
+    assert reason.message.endswith(  # the position nodes are all it reached: no end to stop at
+        f'nothing leads on from the nodes reached by step 1 ("{OFFICE}office_holders"): back up: '
+        "replace step 1 or an earlier step with a relation from Earlier Relations"
+    )
+    assert f"({OFFICE}office_holders only leads back the way the path came)" in reason.message
+    assert d.candidates == [] and d.hopeless == ""  # step 1 has other relations to take
+    alone = name_triples_kg([(PM, f"{OFFICE}office_holders", f"m.0held{i}") for i in range(3)])
+    d = diagnose(alone, "q", [_walk(alone, PM, f"{OFFICE}office_holders", "x.y.z")])
+    assert d.hopeless == NOTHING_LEFT and d.candidates == []
+    assert d.earlier[0][2][0].name == f"{OFFICE}office_holders"  # only the one walked

@@ -106,6 +106,18 @@ def earlier_steps(
     return out
 
 
+def last_named_step(kg: KnowledgeGraph, instance: Instance, compound_end: bool) -> int:
+    """The last step after which the walk reached a named node (0: none): the path could end
+    there (the compound nodes a path ended in do not count)."""
+    layers = instance.chains()
+    for step in range(len(layers) - compound_end, 0, -1):
+        reached = sorted({e.target for e in layers[step - 1]}, key=Term.sort_key)
+        labels = kg.labels(reached)
+        if any(not kg.is_compound(t, labels.get(t)) for t in reached):
+            return step
+    return 0
+
+
 def other_ways(instance: Instance, steps: Sequence[Step]) -> bool:
     """Does some earlier step offer a relation other than the one the path walked there?"""
     for step, _, found in steps:

@@ -24,6 +24,7 @@ from readi_graph.environments.kg.candidates import (
     Pair,
     around,
     earlier_steps,
+    last_named_step,
     other_ways,
     ranked,
 )
@@ -39,8 +40,8 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 Feedback = Literal["steerable", "paper"]
 EDITABLE = frozenset({"empty_path", "irrelevant_relation", "compound_end"})
 NOTHING_LEFT = (
-    "no relation leads on from where the paths stopped, and no earlier step offers another "
-    "relation: no edit can reach further"
+    "no relation leads on from where the paths stopped, no earlier step offers another "
+    "relation, and no step reached a named entity to end at: no edit can reach further"
 )
 
 
@@ -158,7 +159,7 @@ def diagnose(
     stuck: list[Term] = []
     failed: list[str] = []
     offered: set[Pair] = set()
-    ways_back = False
+    ways_back = ends = False  # another relation at an earlier step; a named node to end at
     for instance in instances:
         path = instance.path
         if not instance.start.found:
@@ -182,10 +183,12 @@ def diagnose(
         if steerable:
             pairs, leads, dead_end = around(kg, instance, query, candidate_cap, stuck_sample)
             offered |= {pair for pair in pairs if leads[pair]}
+            end = last_named_step(kg, instance, kind == "compound_end")
+            ends |= end > 0
             if kind == "irrelevant_relation":
-                message = failed_message(kg, instance, leads, dead_end)
+                message = failed_message(kg, instance, leads, dead_end, end)
             elif kind == "compound_end":
-                message = compound_message(instance, dead_end)
+                message = compound_message(instance, dead_end, end)
             else:
                 message = empty_message(path.topic)
             diagnosis.reasons.append(_steerable_reason(kind, instance, message))
@@ -207,6 +210,6 @@ def diagnose(
     elif offered:
         diagnosis.candidates = ranked(kg, sorted(offered), query, candidate_cap)
     kinds = {r.kind for r in diagnosis.reasons}
-    if steerable and kinds & EDITABLE and not diagnosis.candidates and not ways_back:
+    if steerable and kinds & EDITABLE and not (diagnosis.candidates or ways_back or ends):
         diagnosis.hopeless = NOTHING_LEFT
     return diagnosis

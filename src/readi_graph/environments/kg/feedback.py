@@ -18,6 +18,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
 READ_AS = 3  # bound relations named in a message
 BACK_UP = "back up: replace step {n} or an earlier step with a relation from Earlier Relations"
+END_AT = "end the path after step {n} if the nodes it reached answer the question, or "
 
 
 def _names(names: list[str]) -> str:
@@ -34,10 +35,15 @@ def _only_back(relation: str, leads: dict[Pair, bool]) -> bool:
     return bool(seen) and not any(seen)
 
 
+def _end_or_back_up(end: int, n: int) -> str:
+    return (END_AT.format(n=end) if end else "") + BACK_UP.format(n=n)
+
+
 def failed_message(
-    kg: KnowledgeGraph, instance: Instance, leads: dict[Pair, bool], dead_end: bool
+    kg: KnowledgeGraph, instance: Instance, leads: dict[Pair, bool], dead_end: bool, end: int
 ) -> str:
-    """A relation that did not connect: what it was read as, and where to go instead."""
+    """A relation that did not connect: what it was read as, and where to go instead (`end`:
+    the last step that reached a named entity, where the path could end)."""
     position = instance.failed_at or 0
     path = instance.path
     relation = path.relations[position]
@@ -64,7 +70,7 @@ def failed_message(
         previous = path.relations[position - 1]
         action = (
             f'nothing leads on from the nodes reached by step {position} ("{previous}"): '
-            + BACK_UP.format(n=position)
+            + _end_or_back_up(end, position)
         )
     else:
         action = (
@@ -74,8 +80,9 @@ def failed_message(
     return f"{what}; {action}"
 
 
-def compound_message(instance: Instance, dead_end: bool) -> str:
-    """A complete path whose ends are all compound nodes: add a step, or back up."""
+def compound_message(instance: Instance, dead_end: bool, end: int) -> str:
+    """A complete path whose ends are all compound nodes: add a step, or end earlier, or
+    back up."""
     path = instance.path
     n = len(path.relations)
     base = (
@@ -83,7 +90,7 @@ def compound_message(instance: Instance, dead_end: bool) -> str:
         f'("{path.relations[-1]}"), which are not answers'
     )
     if dead_end:
-        return f"{base}, and nothing leads on from them here: {BACK_UP.format(n=n)}"
+        return f"{base}, and nothing leads on from them here: {_end_or_back_up(end, n)}"
     return (
         f"{base}: add one more relation from Candidate Relations, from the compound nodes to a "
         "named entity (either direction)"
