@@ -36,8 +36,15 @@ def test_compound_ending_offers_the_way_out(freebase_mini: KnowledgeGraph) -> No
     assert [r.kind for r in d.reasons] == ["compound_end"]
     assert d.halfway == ["France -> location.location.adjoin_s -> <compound>"]
     offered = {(c.name, c.forward) for c in d.candidates}
+    # the steerable feedback offers what leads on; `<- adjoin_s` only goes back to France
+    assert offered == {("location.adjoining_relationship.adjoins", True)}
+    assert "add one more relation from Candidate Relations" in d.reasons[0].message
+    assert d.earlier[0][:2] == (1, "France")  # the step that reached them, to back up over
+    paper = diagnose(freebase_mini, "which countries border france", [instance], feedback="paper")
+    offered = {(c.name, c.forward) for c in paper.candidates}
     assert ("location.adjoining_relationship.adjoins", True) in offered
     assert ("location.location.adjoin_s", False) in offered
+    assert paper.earlier == [] and paper.notes == []
 
 
 def test_irrelevant_relation_reports_position_and_neighbours(metaqa_kg: KnowledgeGraph) -> None:

@@ -26,7 +26,7 @@ def _walk(kg: KnowledgeGraph, topic: str, *relations: str) -> Instance:
     return connect(kg, KGPath(topic, words), [(Candidate(NS + r),) for r in relations])
 
 
-def test_reasons_in_the_order_of_the_paths_with_their_exact_words() -> None:
+def _four_paths() -> tuple[KnowledgeGraph, list[Instance]]:
     kg = _kg(
         [
             ("A", "x.y.r", "B"),
@@ -39,7 +39,13 @@ def test_reasons_in_the_order_of_the_paths_with_their_exact_words() -> None:
     unknown = _walk(kg, "Nowhere", "x.y.r")
     failed = _walk(kg, "A", "x.y.r", "x.y.missing")
     compound = _walk(kg, "Z", "x.y.r")
-    d = diagnose(kg, "q", [empty, unknown, failed, compound])
+    return kg, [empty, unknown, failed, compound]
+
+
+def test_reasons_in_the_order_of_the_paths_with_their_exact_words() -> None:
+    """The paper's feedback: what failed, the relations around, no earlier step."""
+    kg, instances = _four_paths()
+    d = diagnose(kg, "q", instances, feedback="paper")
     assert d.reasons == [
         Reason("empty_path", 'the path from "A" has no relation', topic="A"),
         Reason("unknown_entity", 'topic entity "Nowhere" is not in the knowledge graph', "Nowhere"),
@@ -60,7 +66,42 @@ def test_reasons_in_the_order_of_the_paths_with_their_exact_words() -> None:
         ),
     ]
     assert d.halfway == ["A -> x.y.r -> B", "Z -> x.y.r -> <compound>"]
-    assert d.earlier == [(1, "A", [CandidateRelation(NS + "x.y.r", True, "x.y.r")])]
+    assert d.earlier == [] and d.notes == [] and d.hopeless == ""
+    r = CandidateRelation
+    assert d.candidates == [  # around A, B and the compound node, the way back included
+        r(NS + "x.y.r", True, "x.y.r"),
+        r(NS + "x.y.r", False, "x.y.r"),
+        r(NS + "x.y.s", True, "x.y.s"),
+        r(NS + "x.y.t", True, "x.y.t"),
+    ]
+
+
+def test_the_steerable_reasons_say_what_to_do_with_their_exact_words() -> None:
+    kg, instances = _four_paths()
+    d = diagnose(kg, "q", instances)
+    assert [r.message for r in d.reasons] == [
+        'the path from "A" has no relation: write at least one, from Candidate Relations (the '
+        'relations of "A")',
+        'topic entity "Nowhere" is not in the knowledge graph',
+        'relation "missing" (step 2 from "A") was read as x.y.missing, which does not connect '
+        "here; choose one from Candidate Relations (they lead on from where the path stopped), "
+        "or change an earlier step with Earlier Relations",
+        'the path from "Z" ends in compound nodes (<compound>) after step 1 ("r"), which are '
+        "not answers: add one more relation from Candidate Relations, from the compound nodes "
+        "to a named entity (either direction)",
+    ]
+    assert [(r.kind, r.topic, r.position, r.relation) for r in d.reasons] == [
+        ("empty_path", "A", None, None),
+        ("unknown_entity", "Nowhere", None, None),
+        ("irrelevant_relation", "A", 1, "missing"),
+        ("compound_end", "Z", 0, None),
+    ]
+    r = CandidateRelation
+    # what leads on from A, from B (not `<- x.y.r`, back to A) and from the compound node
+    assert d.candidates == [r(NS + f"x.y.{p}", True, f"x.y.{p}") for p in "rst"]
+    walked = [r(NS + "x.y.r", True, "x.y.r")]
+    assert d.earlier == [(1, "A", walked), (1, "Z", walked)]  # compound ends back up too
+    assert d.notes == [] and d.hopeless == ""
 
 
 def test_candidates_carry_the_kg_label_and_go_forward_first() -> None:

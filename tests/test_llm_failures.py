@@ -45,10 +45,14 @@ def test_a_hanging_model_times_out(
 
 def test_empty_replies_spend_the_budget_and_end_with_a_reason(metaqa_kg: KnowledgeGraph) -> None:
     model = function_model(lambda _: "")
-    result = build_graph(metaqa_kg, model).invoke(QUESTION, context={"max_edits": 2})
+    published = {"max_edits": 2, "stop_hopeless": False}
+    result = build_graph(metaqa_kg, model).invoke(QUESTION, context=published)
     assert result["usage"]["llm_calls"] == 3  # generate + 2 edits, no answer call
     assert result["usage"]["plans_unreadable"] == 3
     assert result["answers"] == [] and "no evidence" in result["answer"]
+    # by default the second unreadable reply, told the same as the first, ends editing
+    result = build_graph(metaqa_kg, model).invoke(QUESTION, context={"max_edits": 2})
+    assert result["usage"]["llm_calls"] == 2 and result["usage"]["edit_stops"] == 1
 
 
 def test_a_huge_reply_is_read_in_bounded_time(metaqa_kg: KnowledgeGraph) -> None:

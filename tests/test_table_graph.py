@@ -92,9 +92,21 @@ def test_rows_shown_to_the_model_are_capped(table: Table) -> None:
 def test_budget_spent_on_bad_headers_still_answers_honestly(table: Table) -> None:
     bad = choice('["team", "season"]')
     llm = scripted(bad, bad, bad)
-    out = build_graph(table, llm).invoke(QUESTION, LIMIT, context=ReadiContext(max_edits=2))
+    published = ReadiContext(max_edits=2, stop_hopeless=False)
+    out = build_graph(table, llm).invoke(QUESTION, LIMIT, context=published)
     assert out["edits"] == 2 and out["usage"]["llm_calls"] == 3  # no answer call without rows
     assert out["answers"] == [] and "The table gave no evidence" in out["answer"]
+
+
+def test_the_same_bad_headers_again_end_editing_at_once(table: Table) -> None:
+    """The second diagnosis repeats the first: a third call would read the same prompt."""
+    bad = choice('["team", "season"]')
+    llm = scripted(bad, bad, bad)
+    out = build_graph(table, llm).invoke(QUESTION, LIMIT, context=ReadiContext(max_edits=2))
+    assert out["edits"] == 1 and out["usage"]["llm_calls"] == 2
+    assert out["usage"]["edit_stops"] == 1 and out["usage"]["edits_spared"] == 1
+    assert out["answers"] == [] and "The table gave no evidence" in out["answer"]
+    assert any("Editing stopped after 1 edit with 1 left unspent" in n for n in out["notes"])
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,6 @@ from typing import Any
 from readi_graph import strategies
 from readi_graph.cli.evaluate import Plan, cold, compare, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, chosen_strategies, context_from, reply_cache
-from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
@@ -195,7 +194,7 @@ def _sweep(args: argparse.Namespace, items: list[Any], plan: Plan) -> int:
             items,
             plan.graph_for,
             plan.scorer,
-            context=ReadiContext(max_edits=budget),
+            context=replace(context_from(args), model=None, max_edits=budget),
             label=f"{plan.label} max_edits={budget}",
             out=sweep_out(args.out, budget),
             concurrency=args.concurrency,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 SECTIONS = (  # payload key, heading
+    ("attempts", "How far each path got"),
     ("errors", "What went wrong"),
     ("instances", "Walks so far"),
     ("candidates", "Candidate relations"),

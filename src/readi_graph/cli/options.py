@@ -29,8 +29,14 @@ def load_kg(source: str | None) -> KnowledgeGraph:
 
 
 def context_from(args: argparse.Namespace) -> ReadiContext:
-    """Run settings from the command line (`--model`, `--max-edits`)."""
-    return ReadiContext(max_edits=args.max_edits, **({"model": args.model} if args.model else {}))
+    """Run settings from the command line (`--model`, `--max-edits`, `--edit-feedback`,
+    `--keep-editing`)."""
+    return ReadiContext(
+        max_edits=args.max_edits,
+        edit_feedback=getattr(args, "edit_feedback", "steerable"),
+        stop_hopeless=not getattr(args, "keep_editing", False),
+        **({"model": args.model} if args.model else {}),
+    )
 
 
 def load_table(source: str) -> Table:
@@ -56,6 +62,20 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
     p.add_argument("--model", help="chat model ('local': the bundled one)")
     p.add_argument("--max-edits", type=int, default=4)
+    p.add_argument(
+        "--edit-feedback",
+        choices=("steerable", "paper"),
+        default="steerable",
+        help="what the edit prompt tells the editor (ReadiContext.edit_feedback): steerable "
+        "(what to do, candidates that lead on, earlier steps, every alternative) or the "
+        "paper's feedback",
+    )
+    p.add_argument(
+        "--keep-editing",
+        action="store_true",
+        help="edit until the budget is spent even when no edit can change anything (the "
+        "published loop; ReadiContext.stop_hopeless=False)",
+    )
     p.add_argument(
         "--strategy",
         type=strategy_list,

@@ -58,13 +58,18 @@ class Adapter(Protocol):
         """(instances, attempts) for the current plan and bindings."""
         ...
 
-    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
-        """The better of each earlier and current instance (an edit can get less far)."""
+    def keep_best(
+        self, previous: list[Record], current: list[Record], plan: Record
+    ) -> list[Record]:
+        """The better of each earlier and current instance (an edit can get less far), for
+        what the current `plan` still holds (an edit may drop a constraint)."""
         ...
 
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis: ...
 
-    def edit_values(self, state: ReadiState) -> dict[str, str]: ...
+    def edit_values(self, state: ReadiState, ctx: ReadiContext) -> dict[str, str]:
+        """The edit prompt's values (`ctx.edit_feedback` may choose what they show)."""
+        ...
 
     def material(self, state: ReadiState, ctx: ReadiContext) -> Material: ...
 

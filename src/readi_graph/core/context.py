@@ -66,6 +66,26 @@ class ReadiContext(RunContext):
     top_k: int = field(default=5, metadata={"description": "KG relations bound per NL relation."})
     halfway_cap: int = field(default=15, metadata={"description": "Half-way instances shown."})
     candidate_cap: int = field(default=35, metadata={"description": "Candidate relations shown."})
+    edit_feedback: Literal["steerable", "paper"] = field(
+        default="steerable",
+        metadata={
+            "description": "What the edit prompt tells the editor. steerable (the default): "
+            "each error says what to do (add a relation, back up), what a relation the "
+            "editor wrote was read as, candidates that lead on (in either direction) and the "
+            "relations at earlier steps, every alternative with how far it got. paper: the "
+            "published feedback (reason, half-way instances, relations around the stuck "
+            "nodes, the chosen path) with its own prompt (kg_edit_paper)."
+        },
+    )
+    stop_hopeless: bool = field(
+        default=True,
+        metadata={
+            "description": "Spend no edit call that cannot change anything: answer at once "
+            "when the diagnosis offers nothing anywhere or repeats one an editor was already "
+            "given (the output's notes say so). False: edit until the budget is spent, as "
+            "published."
+        },
+    )
 
 
 C = TypeVar("C", bound=RunContext)

@@ -4,6 +4,8 @@ instances, candidate relations; as JSON records in state, and as the text of the
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -45,6 +47,11 @@ class Diagnosis:
     # When a path got stuck after step 1, an earlier relation may be the wrong one: the
     # relations around the nodes each earlier step started from, (step, from, candidates).
     earlier: list[tuple[int, str, list[CandidateRelation]]] = field(default_factory=list)
+    # What the editor should also know, shown under the numbered errors: e.g. a relation it
+    # wrote that is not in the KG, and what it was read as.
+    notes: list[str] = field(default_factory=list)
+    # Why no edit can help (nothing is offered anywhere), or "" when one can.
+    hopeless: str = ""
 
     @property
     def ok(self) -> bool:
@@ -77,6 +84,8 @@ class DiagnosisRecord(TypedDict):
     halfway: list[str]
     candidates: list[RelationRecord]
     earlier: list[list[Any]]  # [step, from, [RelationRecord, ...]]
+    notes: list[str]
+    hopeless: str
 
 
 def diagnosis_record(d: Diagnosis) -> DiagnosisRecord:
@@ -96,7 +105,15 @@ def diagnosis_record(d: Diagnosis) -> DiagnosisRecord:
         "earlier": [
             [step, where, [_relation_record(c) for c in found]] for step, where, found in d.earlier
         ],
+        "notes": list(d.notes),
+        "hopeless": d.hopeless,
     }
+
+
+def fingerprint(record: DiagnosisRecord | Record) -> str:
+    """The same diagnosis, the same text: an edit given it again has nothing new to use."""
+    text = json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _relation_record(c: CandidateRelation) -> RelationRecord:
@@ -116,12 +133,16 @@ def diagnosis_from(r: DiagnosisRecord | Record) -> Diagnosis:
             (int(step), str(where), [_relation_from(c) for c in found])
             for step, where, found in r.get("earlier") or []
         ],
+        list(r.get("notes") or []),
+        str(r.get("hopeless") or ""),
     )
 
 
 def diagnosis_text(d: Diagnosis) -> tuple[str, str, str]:
-    """(numbered errors, instantiated paths, candidate relations) for the edit prompt."""
-    errors = "\n".join(f"{i}. {r.message}" for i, r in enumerate(d.reasons, 1))
+    """(numbered errors and their notes, instantiated paths, candidate relations) for the edit
+    prompt."""
+    numbered = [f"{i}. {r.message}" for i, r in enumerate(d.reasons, 1)]
+    errors = "\n".join(numbered + [f"Note: {n}" for n in d.notes])
     halfway = "\n".join(d.halfway) or "(none: the path did not get past its topic entity)"
     return errors, halfway, _names(d.candidates) or "(none)"
 

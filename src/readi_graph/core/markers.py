@@ -31,6 +31,8 @@ QUESTION = "Question: "
 PREVIOUS_PATH = "Previous Path: "
 CANDIDATE_RELATIONS = "Candidate Relations: "
 EARLIER_RELATIONS = "Earlier Relations: "
+EDIT_ERRORS = ">>>> Error Message"  # the edit prompt's numbered errors (then `Note:` lines)
+EDIT_CONTEXT = ">>>> Instantiation Context"  # ends the errors
 KNOWLEDGE_TRIPLES = "Knowledge Triples:"  # the KG answer prompt's triples (the offline answer)
 REACHED_BY = "Reached by: "  # ToG: the path to the entity whose relations (tails) are scored
 HOPS_LEFT = "Hops left: "  # ToG: the relation reply's count of the relations still needed
@@ -48,7 +50,23 @@ PATH = "Path: "  # FiDeLiS's verification: the path to check
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "kg_generate": (KG_GENERATE, QUESTION),
-    "kg_edit": (KG_EDIT, QUESTION, PREVIOUS_PATH, CANDIDATE_RELATIONS, EARLIER_RELATIONS),
+    "kg_edit": (
+        KG_EDIT,
+        QUESTION,
+        PREVIOUS_PATH,
+        EDIT_ERRORS,
+        EDIT_CONTEXT,
+        CANDIDATE_RELATIONS,
+        EARLIER_RELATIONS,
+    ),
+    "kg_edit_paper": (
+        KG_EDIT,
+        QUESTION,
+        PREVIOUS_PATH,
+        EDIT_ERRORS,
+        EDIT_CONTEXT,
+        CANDIDATE_RELATIONS,
+    ),
     "kg_answer": (QUESTION, KNOWLEDGE_TRIPLES),
     "table_generate": (TABLE_GENERATE, QUESTION),
     "table_edit": (QUESTION,),

@@ -95,3 +95,7 @@ class ReadiState(RunState, total=False):
     diagnosis: DiagnosisRecord | None
     edits_used: int
     editor_done: bool  # a person ended editing (an empty reply): the next step answers
+    # fingerprints of the diagnoses the editor was given (core.diagnosis.fingerprint), and why
+    # an edit could change nothing when the router answered instead (ReadiContext.stop_hopeless)
+    diagnoses_seen: list[str]
+    edit_stop: str | None

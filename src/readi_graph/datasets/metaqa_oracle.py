@@ -35,6 +35,7 @@ from readi_graph.environments.kg.local import METAQA_RELATION
 _WORDS = {"imdbrating": "imdb rating", "imdbvotes": "imdb votes"}
 _STEP = re.compile(r'\(step (\d+) from "')
 _EARLIER = re.compile(r"step (\d+) \(from .*?\): ([^;]*)")
+_NUMBERED = re.compile(r"\d+\. ")
 
 
 def gold_steps(question: MetaQAQuestion) -> list[str]:
@@ -86,7 +87,10 @@ class EditPrompt:
     @classmethod
     def read(cls, prompt: str, topic: str) -> EditPrompt:
         own = prompt.rsplit(markers.QUESTION, 1)[-1]  # the prompt's own part
-        stuck = _STEP.search(own.split(markers.CANDIDATE_RELATIONS, 1)[0])
+        # the step named by a numbered error (notes and the attempts may name other steps)
+        errors = own.split(markers.EDIT_ERRORS, 1)[-1].split(markers.EDIT_CONTEXT, 1)[0]
+        numbered = "\n".join(line for line in errors.splitlines() if _NUMBERED.match(line))
+        stuck = _STEP.search(numbered)
         earlier: dict[int, set[str]] = {}
         for match in _EARLIER.finditer(after(own, markers.EARLIER_RELATIONS)):
             earlier[int(match.group(1))] = _names(match.group(2))

@@ -11,12 +11,13 @@ from readi_graph.core.adapter import Material, Record, no_evidence
 from readi_graph.core.answer import triple_names
 from readi_graph.core.base import InputError, Term, Triple
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.diagnosis import Diagnosis, diagnosis_from, diagnosis_text, earlier_text
+from readi_graph.core.diagnosis import Diagnosis
 from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
 from readi_graph.environments.kg import linking
 from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.editing import edit_values, parse_edit
 from readi_graph.environments.kg.instantiation import Instance, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.parsing import parse_kg_paths
@@ -81,7 +82,12 @@ def _evidence(
 
 class KGAdapter:
     prompts: Mapping[str, str] = MappingProxyType(
-        {"generate": "kg_generate", "edit": "kg_edit", "answer": "kg_answer"}
+        {
+            "generate": "kg_generate",
+            "edit": "kg_edit",
+            "edit_paper": "kg_edit_paper",  # ReadiContext(edit_feedback="paper")
+            "answer": "kg_answer",
+        }
     )
 
     def __init__(self, kg: KnowledgeGraph) -> None:
@@ -104,25 +110,11 @@ class KGAdapter:
         }
 
     # --- plans -------------------------------------------------------------------------------
-    def _previous(self, state: ReadiState) -> dict[str, list[str]]:
-        """The path each topic entity was last instantiated with (the chosen alternative)."""
-        chosen = {r["path"]["topic"]: r["path"]["relations"] for r in state.get("instances") or []}
-        plan = state.get("plan") or {}
-        return {
-            t: chosen.get(t, (plan.get(t) or [[]])[0]) for t in state.get("topic_entities") or []
-        }
-
     def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
-        topics = state.get("topic_entities") or []
-        parsed = parse_kg_paths(text, topics, fill_missing=not editing)
-        if not editing:
-            return {t: [list(r) for r in alternatives] for t, alternatives in parsed.items()}
-        # Topics the model left out of a correction keep their previous path.
-        previous = self._previous(state)
-        return {
-            t: [list(r) for r in parsed[t]] if parsed.get(t) else [list(previous[t])]
-            for t in topics
-        }
+        if editing:  # paths rewritten, dropped (`[]`) or, left out, kept (editing.py)
+            return parse_edit(text, state)
+        parsed = parse_kg_paths(text, state.get("topic_entities") or [])
+        return {t: [list(r) for r in alternatives] for t, alternatives in parsed.items()}
 
     def bind(self, state: ReadiState, ctx: ReadiContext) -> Record:
         question = state.get("question")
@@ -180,6 +172,8 @@ class KGAdapter:
         return {
             "source": source,
             "path": path_line(instance.path.topic, instance.path.relations),
+            "topic": instance.path.topic,
+            "relations": list(instance.path.relations),
             "complete": instance.complete,
             "depth": instance.depth,
             "failed_at": instance.failed_at,
@@ -194,11 +188,15 @@ class KGAdapter:
             "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
         }
 
-    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+    def keep_best(
+        self, previous: list[Record], current: list[Record], plan: Record
+    ) -> list[Record]:
         """Per topic entity, the earlier instance if it ranks higher (`_rank`); ties go to
         the newer one, which the edit meant as an improvement. An edit that walked nothing
-        from a topic (an unreadable reply) keeps its earlier instance."""
-        earlier = {r["path"]["topic"]: r for r in previous}
+        from a topic (an unreadable reply) keeps its earlier instance; one that dropped the
+        topic's path (no alternative in `plan`) keeps none."""
+        dropped = {t for t, alternatives in plan.items() if not alternatives}
+        earlier = {r["path"]["topic"]: r for r in previous if r["path"]["topic"] not in dropped}
         walked = {r["path"]["topic"] for r in current}
         kept = [r for topic, r in earlier.items() if topic not in walked]
         for record in current:
@@ -212,29 +210,20 @@ class KGAdapter:
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
         if not state.get("topic_entities"):  # none given, none found: no edit can help
             return linking.no_topic_entity()
+        # With the budget spent (or the person done) no edit reads it: the reasons alone.
+        offer = state.get("edits_used", 0) < ctx.max_edits and not state.get("editor_done")
         return diagnose(
             self.kg,
             state["question"],
             [instance_from(r) for r in state.get("instances") or []],
+            feedback=ctx.edit_feedback,
+            offer=offer,
             halfway_cap=ctx.halfway_cap,
             candidate_cap=ctx.candidate_cap,
         )
 
-    def edit_values(self, state: ReadiState) -> dict[str, str]:
-        previous = self._previous(state)
-        diagnosis = diagnosis_from(state["diagnosis"] or {})
-        errors, halfway, candidates = diagnosis_text(diagnosis)
-        return {
-            "question": state["question"],
-            "topic_entities": json.dumps(state.get("topic_entities") or [], ensure_ascii=False),
-            "path": json.dumps(
-                {t: [path_line(t, r)] for t, r in previous.items()}, ensure_ascii=False
-            ),
-            "errors": errors,
-            "instances": halfway,
-            "candidates": candidates,
-            "earlier": earlier_text(diagnosis),
-        }
+    def edit_values(self, state: ReadiState, ctx: ReadiContext) -> dict[str, str]:
+        return edit_values(state, ctx.edit_feedback)
 
     # --- answers -----------------------------------------------------------------------------
     def material(self, state: ReadiState, ctx: ReadiContext) -> Material:

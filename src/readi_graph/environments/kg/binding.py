@@ -15,6 +15,7 @@ installed). Three refinements, each measured on what GPT-3.5 really wrote for CW
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -110,3 +111,15 @@ def with_twins(top: Sequence[tuple[str, float]], schema: RelationSchema | None) 
         if twin is not None:
             out.setdefault(twin, score)
     return tuple(Candidate(relation, "both", score) for relation, score in out.items())
+
+
+# A phrase written as a relation id (`film.film.directed_by`, `ns:directed_by`), not in words.
+_WRITTEN_ID = re.compile(r"^(?:\w+:)?[^\W_]+(?:[._][^\W_]+)+$")
+
+
+def rebound(index: RelationIndex, phrase: str) -> bool:
+    """Was `phrase` written as a relation id the KG does not have? Binding then reads it as
+    the closest relations the KG does have, which the editor must be told: it believes its
+    relation was walked as written (reported by the diagnosis, never changed here)."""
+    text = phrase.strip()
+    return bool(_WRITTEN_ID.match(text)) and not index.exact(text)

@@ -5,17 +5,44 @@ nodes — plus two the published code handles silently: an unknown topic entity 
 unparseable path. Each diagnosis carries the half-way instances and the relations around the
 stuck nodes, ranked by similarity to the question and the failed relation. Everything is
 ordered deterministically (no sampling), so a run can be reproduced and cached.
+
+Two kinds of feedback (`ReadiContext.edit_feedback`): `paper`, what the published method
+shows; `steerable` (the default), which also says what to do (add a relation, back up),
+offers only relations that lead on from the stuck nodes (either direction), the relations at
+each earlier step (compound ends included), what a relation the editor wrote was read as,
+and whether anything at all is left to offer (`Diagnosis.hopeless`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal
 
 from readi_graph.core.base import Term
-from readi_graph.core.diagnosis import CandidateRelation, Diagnosis, Reason
+from readi_graph.core.diagnosis import Diagnosis, Reason
+from readi_graph.environments.kg.candidates import (
+    Pair,
+    around,
+    earlier_steps,
+    last_named_step,
+    other_ways,
+    ranked,
+)
+from readi_graph.environments.kg.feedback import (
+    compound_message,
+    empty_message,
+    failed_message,
+    read_as_notes,
+)
 from readi_graph.environments.kg.instantiation import Instance
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+
+Feedback = Literal["steerable", "paper"]
+EDITABLE = frozenset({"empty_path", "irrelevant_relation", "compound_end"})
+NOTHING_LEFT = (
+    "no relation leads on from where the paths stopped, no earlier step offers another "
+    "relation, and no step reached a named entity to end at: no edit can reach further"
+)
 
 
 def _render_chain(
@@ -60,36 +87,55 @@ def halfway_instances(kg: KnowledgeGraph, instance: Instance, cap: int) -> list[
     return sorted(rendered)[:cap]
 
 
-def _ranked(kg: KnowledgeGraph, nodes: Sequence[Term], query: str, cap: int) -> list[Any]:
-    """Relations around `nodes`, most similar to `query` first, forward before backward."""
-    around = kg.relations_around(nodes)
-    ranked = kg.relation_index.rank(query, [p for p, _ in around])[:cap]
-    order = {p: i for i, p in enumerate(ranked)}
-    kept = sorted(
-        ((p, forward) for p, forward in around if p in order),
-        key=lambda pf: (order[pf[0]], not pf[1]),
+def _stuck_kind(kg: KnowledgeGraph, instance: Instance) -> str | None:
+    """Which of the paper's reasons applies to a found topic's instance (None: it worked)."""
+    if not instance.path.relations:
+        return "empty_path"
+    if instance.failed_at is not None:
+        return "irrelevant_relation"
+    labels = kg.labels(instance.frontier)
+    if all(kg.is_compound(t, labels.get(t)) for t in instance.frontier):
+        return "compound_end"
+    return None
+
+
+def _paper_reason(kind: str, instance: Instance) -> Reason:
+    path = instance.path
+    if kind == "empty_path":
+        return Reason(
+            "empty_path", f'the path from "{path.topic}" has no relation', topic=path.topic
+        )
+    if kind == "irrelevant_relation":
+        position = instance.failed_at or 0
+        relation = path.relations[position]
+        return Reason(
+            "irrelevant_relation",
+            f'relation "{relation}" (step {position + 1} from "{path.topic}") '
+            "is not instantiated: none of its candidate KG relations connects",
+            topic=path.topic,
+            position=position,
+            relation=relation,
+        )
+    return Reason(
+        "compound_end",
+        f'the path from "{path.topic}" ends in compound nodes (<compound>), '
+        "which are not answers: add the relation that leads on to a named entity",
+        topic=path.topic,
+        position=len(path.relations) - 1,
     )
-    return [CandidateRelation(p, forward, kg.relation_name(p)) for p, forward in kept][:cap]
 
 
-def _earlier(
-    kg: KnowledgeGraph, instance: Instance, query: str, cap: int, sample: int
-) -> list[tuple[int, str, list[CandidateRelation]]]:
-    """For each step before the failed one: where it started, and the relations there."""
-    if not instance.failed_at:
-        return []
-    layers = instance.chains()
-    starts = [
-        sorted(instance.start.nodes),
-        *(sorted({e.target for e in layer}) for layer in layers),
-    ]
-    out = []
-    for step, nodes in enumerate(starts[: instance.failed_at], 1):  # a step reached >= 1 node
-        first = nodes[0]
-        shown = kg.display(first, kg.labels([first]).get(first))
-        where = shown if len(nodes) == 1 else f"{shown} and {len(nodes) - 1} more"
-        out.append((step, where, _ranked(kg, nodes[:sample], query, cap)))
-    return out
+def _steps_before(kind: str, instance: Instance) -> int:
+    """How many steps an editor may back up over: those before the failed one, or every step
+    of a path that ends in compound nodes (its last relation may be the wrong one)."""
+    if kind == "irrelevant_relation":
+        return instance.failed_at or 0
+    return len(instance.path.relations) if kind == "compound_end" else 0
+
+
+def _steerable_reason(kind: str, instance: Instance, message: str) -> Reason:
+    paper = _paper_reason(kind, instance)
+    return Reason(paper.kind, message, paper.topic, paper.position, paper.relation)
 
 
 def diagnose(
@@ -97,15 +143,23 @@ def diagnose(
     question: str,
     instances: Sequence[Instance],
     *,
+    feedback: Feedback = "steerable",
+    offer: bool = True,
     halfway_cap: int = 15,
     candidate_cap: int = 35,
     stuck_sample: int = 200,
     earlier_cap: int = 8,
 ) -> Diagnosis:
-    """What went wrong with each path, or an empty diagnosis when all instantiated."""
+    """What went wrong with each path, or an empty diagnosis when all instantiated.
+
+    `offer=False` (no edit will read it: the budget is spent) gives the reasons alone, in
+    the paper's words, without the queries that find candidates."""
     diagnosis = Diagnosis()
+    steerable = feedback == "steerable" and offer
     stuck: list[Term] = []
-    failed_relations: list[str] = []
+    failed: list[str] = []
+    offered: set[Pair] = set()
+    ways_back = ends = False  # another relation at an earlier step; a named node to end at
     for instance in instances:
         path = instance.path
         if not instance.start.found:
@@ -117,48 +171,45 @@ def diagnose(
                 )
             )
             continue
-        if not path.relations:
-            diagnosis.reasons.append(
-                Reason(
-                    "empty_path", f'the path from "{path.topic}" has no relation', topic=path.topic
-                )
-            )
-            stuck.extend(instance.frontier)
+        kind = _stuck_kind(kg, instance)
+        if kind is None:
             continue
-        if instance.failed_at is not None:
-            relation = path.relations[instance.failed_at]
-            diagnosis.reasons.append(
-                Reason(
-                    "irrelevant_relation",
-                    f'relation "{relation}" (step {instance.failed_at + 1} from "{path.topic}") '
-                    "is not instantiated: none of its candidate KG relations connects",
-                    topic=path.topic,
-                    position=instance.failed_at,
-                    relation=relation,
-                )
+        if kind == "irrelevant_relation":
+            failed.append(path.relations[instance.failed_at or 0])
+        if not offer:
+            diagnosis.reasons.append(_paper_reason(kind, instance))
+            continue
+        query = " ".join([*failed[-1:], question]) if kind == "irrelevant_relation" else question
+        if steerable:
+            pairs, leads, dead_end = around(kg, instance, query, candidate_cap, stuck_sample)
+            offered |= {pair for pair in pairs if leads[pair]}
+            end = last_named_step(kg, instance, kind == "compound_end")
+            ends |= end > 0
+            if kind == "irrelevant_relation":
+                message = failed_message(kg, instance, leads, dead_end, end)
+            elif kind == "compound_end":
+                message = compound_message(instance, dead_end, end)
+            else:
+                message = empty_message(path.topic)
+            diagnosis.reasons.append(_steerable_reason(kind, instance, message))
+            diagnosis.notes += read_as_notes(kg, instance)
+            steps = earlier_steps(
+                kg, instance, _steps_before(kind, instance), query, earlier_cap, stuck_sample
             )
-            stuck.extend(instance.frontier)
-            failed_relations.append(relation)
-            query = f"{relation} {question}"
-            diagnosis.earlier += _earlier(kg, instance, query, earlier_cap, stuck_sample)
+            diagnosis.earlier += steps
+            ways_back |= other_ways(instance, steps)
         else:
-            labels = kg.labels(instance.frontier)
-            if all(kg.is_compound(t, labels.get(t)) for t in instance.frontier):
-                diagnosis.reasons.append(
-                    Reason(
-                        "compound_end",
-                        f'the path from "{path.topic}" ends in compound nodes (<compound>), '
-                        "which are not answers: add the relation that leads on to a named entity",
-                        topic=path.topic,
-                        position=len(path.relations) - 1,
-                    )
-                )
-                stuck.extend(instance.frontier)
-        if diagnosis.reasons and diagnosis.reasons[-1].topic == path.topic:
-            diagnosis.halfway += halfway_instances(kg, instance, halfway_cap)
+            diagnosis.reasons.append(_paper_reason(kind, instance))
+            stuck.extend(instance.frontier)
+        diagnosis.halfway += halfway_instances(kg, instance, halfway_cap)
     diagnosis.halfway = diagnosis.halfway[:halfway_cap]
+    query = " ".join([*failed, question])
     if stuck:
-        query = " ".join([*failed_relations, question])
         nodes = sorted(set(stuck))[:stuck_sample]
-        diagnosis.candidates = _ranked(kg, nodes, query, candidate_cap)
+        diagnosis.candidates = ranked(kg, kg.relations_around(nodes), query, candidate_cap)
+    elif offered:
+        diagnosis.candidates = ranked(kg, sorted(offered), query, candidate_cap)
+    kinds = {r.kind for r in diagnosis.reasons}
+    if steerable and kinds & EDITABLE and not (diagnosis.candidates or ways_back or ends):
+        diagnosis.hopeless = NOTHING_LEFT
     return diagnosis

@@ -3,7 +3,8 @@
 Models wrap paths in code fences, add prose, drop JSON quotes, rename entities. We look for the
 last `Path:` block, try strict JSON first, then fall back to any `a -> b -> c` chains in the
 text. What cannot be read raises `OutputParseError`, which the graph turns into a diagnosis
-("unparseable path") instead of a crash.
+("unparseable path") instead of a crash. An edit may drop a topic entity's path by mapping it
+to an empty list (`"Topic": []`); a topic it leaves out keeps its previous path.
 """
 
 from __future__ import annotations
@@ -101,10 +102,8 @@ def parse_kg_paths(
     """
     if not topics:
         raise OutputParseError("no topic entities to read paths for")
-    body = FENCE.sub("", clip(text))
-    marker = body.rfind("Path:")
-    region = body[marker + len("Path:") :] if marker != -1 else body
-    pairs = _chains(region) or (_chains(body) if marker != -1 else [])
+    body, region = _region(text)
+    pairs = _chains(body) if region is None else (_chains(region) or _chains(body))
     plan: dict[str, list[tuple[str, ...]]] = {t: [] for t in topics}
     for key, chain in pairs:
         parts = _split_chain(chain)
@@ -126,4 +125,40 @@ def parse_kg_paths(
     return {t: alternatives or [()] for t, alternatives in plan.items()}
 
 
-# --- tables -------------------------------------------------------------------------------
+def _region(text: str) -> tuple[str, str | None]:
+    """(the reply without code fences, what follows its last `Path:`, or None without one)."""
+    body = FENCE.sub("", clip(text))
+    marker = body.rfind("Path:")
+    return body, (body[marker + len("Path:") :] if marker != -1 else None)
+
+
+def dropped_topics(text: str, topics: Sequence[str]) -> set[str]:
+    """The topic entities an edit maps to an empty list in its `Path:` object: their paths are
+    dropped (the model says they cannot help), which a topic left out is not."""
+    body, region = _region(text)
+    block = balanced_object(body if region is None else region)
+    try:
+        data = json.loads(block) if block is not None else None
+    except json.JSONDecodeError:
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    inner = {str(k).lower(): v for k, v in data.items()}.get("path")
+    data = inner if isinstance(inner, dict) else data
+    found = (_topic_for(str(key), str(key), topics) for key, v in data.items() if v == [])
+    return {t for t in found if t is not None}
+
+
+def parse_kg_edit(
+    text: str, topics: Sequence[str]
+) -> tuple[dict[str, list[tuple[str, ...]]], set[str]]:
+    """An edit's paths for the topics it writes (`parse_kg_paths`), and the topics it drops.
+    A reply that only drops paths has no path to read, and is no parse error for that."""
+    dropped = dropped_topics(text, topics)
+    try:
+        paths = parse_kg_paths(text, topics, fill_missing=False)
+    except OutputParseError:
+        if not dropped:
+            raise
+        paths = {}
+    return paths, dropped - set(paths)

@@ -131,7 +131,9 @@ class TableAdapter:
                 return rows, how
         return [], None
 
-    def keep_best(self, previous: list[Record], current: list[Record]) -> list[Record]:
+    def keep_best(
+        self, previous: list[Record], current: list[Record], plan: Record
+    ) -> list[Record]:
         return current  # a table plan that reads its columns is complete: nothing to compare
 
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
@@ -157,7 +159,7 @@ class TableAdapter:
                 diagnosis.halfway.append("Instantiated headers: " + json.dumps(instance["headers"]))
         return diagnosis
 
-    def edit_values(self, state: ReadiState) -> dict[str, str]:
+    def edit_values(self, state: ReadiState, ctx: ReadiContext) -> dict[str, str]:
         errors, _, _ = diagnosis_text(diagnosis_from(state.get("diagnosis") or {}))
         return {
             "question": state["question"],

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
 from readi_graph.core.answer import failed_answer, grounded
-from readi_graph.core.context import current_settings
+from readi_graph.core.context import ReadiContext, current_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
-from readi_graph.core.prompts import render
+from readi_graph.core.prompts import notes_text, render
 from readi_graph.core.state import ReadiState
 
 
@@ -22,6 +22,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
         run = current_settings()
         with Meter("answer") as meter:
             material = adapter.material(state, run)
+            notes, values = stopped(state, run, material.notes, material.prompt_values)
             if material.no_evidence is not None:
                 text, answers = material.no_evidence, []
             else:
@@ -29,7 +30,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                     adapter.prompts["answer"],
                     run.prompt_budget,
                     question=state["question"],
-                    **material.prompt_values,
+                    **values,
                 )
                 text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
                 parsed = adapter.parse_answer(text)
@@ -42,9 +43,24 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
             "evidence": material.evidence,
             "grounded": grounded(answers, material.known),
             "path": material.path,
-            "notes": material.notes,
+            "notes": notes,
             "edits": state.get("edits_used", 0),
             "usage": meter.usage,
         }
 
     return model_node(model, answer, native=adapter.native_async)
+
+
+def stopped(
+    state: ReadiState, run: ReadiContext, notes: list[str], values: dict[str, str]
+) -> tuple[list[str], dict[str, str]]:
+    """The notes (and the prompt's, when it has them) with why editing stopped early, when
+    the router answered because no edit could change anything (`edit_stop`)."""
+    why = state.get("edit_stop")
+    if not why:
+        return notes, values
+    edits = state.get("edits_used", 0)
+    left = run.max_edits - edits
+    done = f"{edits} edit{'s' if edits != 1 else ''}"
+    notes = [*notes, f"Editing stopped after {done} with {left} left unspent: {why}."]
+    return notes, ({**values, "notes": notes_text(notes)} if "notes" in values else values)

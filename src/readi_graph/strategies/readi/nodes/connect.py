@@ -23,7 +23,7 @@ def make_connect(adapter: Adapter) -> Callable[..., dict[str, Any]]:
             instances, attempts = adapter.connect(state)
             # after an edit, keep the better of the earlier and the new instance per topic
             earlier = (state.get("best_instances") or []) if state.get("edits_used") else []
-            best = adapter.keep_best(earlier, instances)
+            best = adapter.keep_best(earlier, instances, state.get("plan") or {})
             return {"instances": instances, "best_instances": best, "attempts": attempts}
 
         with Meter("connect") as meter:

@@ -19,6 +19,7 @@ from langgraph.types import interrupt
 
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.context import current_settings
+from readi_graph.core.diagnosis import fingerprint
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.parsing import OutputParseError
@@ -32,9 +33,11 @@ HUMAN_EDIT = "readi_edit"  # the payload's `kind`, for apps that handle several 
 def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
     def edit(state: ReadiState) -> Steps:
         settings = current_settings()
+        # the paper's feedback has its own prompt, when the environment has one
+        name = adapter.prompts.get(f"edit_{settings.edit_feedback}") or adapter.prompts["edit"]
         with Meter("edit") as meter:
-            values = adapter.edit_values(state)
-            prompt = render(adapter.prompts["edit"], settings.prompt_budget, **values)
+            values = adapter.edit_values(state, settings)
+            prompt = render(name, settings.prompt_budget, **values)
             if settings.editor == "human":
                 reply = human_edit(meter, adapter, state, values, prompt)
             else:
@@ -42,10 +45,13 @@ def make_edit(adapter: Adapter, model: ModelRef) -> ModelNode:
         if reply is None:  # the person ended editing: the same plan once more, then answer
             return {"editor_done": True, "usage": meter.usage}
         plan, error = reply
+        seen = state.get("diagnoses_seen") or []
         return {
             "plan": plan,
             "parse_error": error,
             "edits_used": state.get("edits_used", 0) + 1,
+            # what this editor was told: a later diagnosis equal to it has nothing new to offer
+            "diagnoses_seen": [*seen, fingerprint(state.get("diagnosis") or {})],
             "usage": meter.usage,
         }
 

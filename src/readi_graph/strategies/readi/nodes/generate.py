@@ -36,6 +36,8 @@ def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
             "parse_error": error,
             "edits_used": 0,
             "editor_done": False,
+            "diagnoses_seen": [],
+            "edit_stop": None,
             "usage": meter.usage,
         }
 
