@@ -211,7 +211,7 @@ class KGAdapter:
 
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
         if not state.get("topic_entities"):  # none given, none found: no edit can help
-            return linking.no_topic_entity()
+            return linking.no_topic_entity(state)
         return diagnose(
             self.kg,
             state["question"],

@@ -273,12 +273,30 @@ def topic_entities_for(
 ) -> dict[str, Any]:
     """The state update every KG strategy starts with: the caller's topic entities when any
     is given (they always win), else those linked in the question, with the linking record
-    (`linking`: entities, mentions, notes) for the output's notes."""
+    (`linking`: entities, mentions, notes) for the output's notes.
+
+    Given entities are resolved first: when the KG has none of them there is nothing to walk
+    from, and the update says so as if none were given (no topic entities, so no model call)
+    with a note naming them (`linking["unknown"]`)."""
     topics = [t for t in given or [] if t.strip()]
     if topics:
-        return {"topic_entities": topics, "linking": None}
+        unknown = [t for t in topics if not kg.resolve(t).found]
+        if len(unknown) < len(topics):
+            return {"topic_entities": topics, "linking": None}
+        return {"topic_entities": [], "linking": _not_in_kg(unknown)}
     found = kg.link_topic_entities(question)
     return {"topic_entities": found.entities, "linking": found.record()}
+
+
+def _not_in_kg(unknown: list[str]) -> dict[str, Any]:
+    names = ", ".join(f'"{u}"' for u in unknown)
+    verb = "is" if len(unknown) == 1 else "are"
+    note = (
+        f"{names} {verb} not in the knowledge graph (no node has that label, alias or IRI): "
+        "nothing was searched and no model was called; check the spelling, or give no topic "
+        "entities to have them found in the question."
+    )
+    return {"entities": [], "mentions": [], "notes": [note], "unknown": unknown}
 
 
 def linking_notes(state: Any) -> list[str]:
@@ -286,8 +304,16 @@ def linking_notes(state: Any) -> list[str]:
     return list((state.get("linking") or {}).get("notes") or [])
 
 
-def no_topic_entity() -> Diagnosis:
-    """The diagnosis of a question with no topic entity given or found: it spends no edit
-    (an edit rewrites paths, never the topic entities)."""
-    reason = "no topic entity was given or found in the question"
-    return Diagnosis([Reason("unknown_entity", reason)])
+def no_topic_reason(state: Any = None) -> str:
+    """Why a run has no topic entity: none given or found, or none of those given in the KG."""
+    unknown = list(((state or {}).get("linking") or {}).get("unknown") or [])
+    if not unknown:
+        return "no topic entity was given or found in the question"
+    names = ", ".join(f'"{u}"' for u in unknown)
+    return f"{names} {'is' if len(unknown) == 1 else 'are'} not in the knowledge graph (given)"
+
+
+def no_topic_entity(state: Any = None) -> Diagnosis:
+    """The diagnosis of a question with no topic entity given or found, or none of those
+    given in the KG: it spends no edit (an edit rewrites paths, never the topic entities)."""
+    return Diagnosis([Reason("unknown_entity", no_topic_reason(state))])

@@ -31,6 +31,7 @@ _NAMED_ID = re.compile(r"^(.*\S)\s*\[([^\[\]\s]+)\]$")  # Barack Obama [m.02mjmr
 LOOKUP_CAP = 200  # nodes read per name lookup, in IRI order, before ranking by degree
 NAMES_CHUNK = 250  # spellings looked up per query when finding names in a question
 NAMES_LIMIT = 2_000  # spellings looked up per question on an endpoint (8 queries at most)
+RESOLVED_CACHE = 4_096  # names whose resolution is kept
 Match = Literal["iri", "exact", "alias", "normalized", "none"]
 
 
@@ -68,6 +69,9 @@ class Names:
         self._lock = threading.Lock()
         self._labels: OrderedDict[Term, str | None] = OrderedDict()
         self._normalized: dict[str, list[Term]] | None = None
+        # a strategy resolves its topic entities before its first model call (an unknown one
+        # spends none) and again when it walks: the second time costs no query
+        self._resolved: OrderedDict[str, Resolution] = OrderedDict()
 
     # --- labels ----------------------------------------------------------------------------
     def _best(self, candidates: list[Term]) -> str | None:
@@ -138,7 +142,18 @@ class Names:
         """Topic entity -> nodes. An IRI, prefixed name (`wd:Q42`) or short id (`m.0d3k14`,
         `Q42`) names exactly one node, alone or after a name (`Douglas Adams [Q42]`); a name
         matches labels, then aliases, then labels and aliases up to case and accents.
-        Homonyms are ranked by degree, then IRI."""
+        Homonyms are ranked by degree, then IRI. The last `RESOLVED_CACHE` answers are kept."""
+        with self._lock:
+            if name in self._resolved:
+                return self._resolved[name]
+        resolution = self._resolve(name)
+        with self._lock:
+            self._resolved[name] = resolution
+            while len(self._resolved) > RESOLVED_CACHE:
+                self._resolved.popitem(last=False)
+        return resolution
+
+    def _resolve(self, name: str) -> Resolution:
         text = name.strip()
         if not text:
             return Resolution(name, (), "none")

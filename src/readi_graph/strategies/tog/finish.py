@@ -22,6 +22,7 @@ from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text, render
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.linking import no_topic_reason
 from readi_graph.environments.kg.render import labelled_triples
 from readi_graph.strategies.tog import search
 from readi_graph.strategies.tog.context import TogContext
@@ -157,7 +158,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             if not got["rows"]:
                 topics = ", ".join(state.get("topic_entities") or [])
                 if not topics:
-                    why = "no topic entity was given or found in the question"
+                    why = no_topic_reason(state)
                 elif not state.get("topics"):
                     why = f"no topic entity was found in it ({topics})"
                 else:
