@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from readi_graph.core.base import Term, UnsafeQueryInput
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg import sparql
+from readi_graph.environments.kg.spans import unspaced
 
 if TYPE_CHECKING:
     from readi_graph.environments.kg.knowledge_graph import KGSettings
@@ -276,7 +277,10 @@ class Names:
 
 def _variants(text: str) -> list[str]:
     """Spellings of a name an endpoint can look up exactly: as written, lower, upper, title
-    and first-capital case, each with and without accents."""
+    and first-capital case, each with and without accents. A script written without spaces
+    has no case, and its marks are letters (Japanese dakuten, Thai vowels): as written."""
+    if unspaced(text):
+        return [text]
     forms = [text, text.lower(), text.upper(), string.capwords(text), text[:1].upper() + text[1:]]
     stripped = [
         "".join(c for c in unicodedata.normalize("NFKD", f) if not unicodedata.combining(c))
