@@ -189,7 +189,7 @@ def test_eval_cwq_on_subgraphs_counts_every_question(
 def test_eval_without_data_or_subgraphs_is_a_clear_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["eval", "cwq", "--model", "stub"]) == 1
+    assert main(["eval", "cwq", "--model", "stub"]) == 2  # bad input (cli/errors.py)
     assert "--data DIR (official JSON) or --subgraphs PATH" in capsys.readouterr().err
 
 

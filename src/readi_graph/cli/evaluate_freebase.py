@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from readi_graph.cli.checks import existing_file, kg_answers
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, make_optional
 from readi_graph.core.base import InputError, Term
@@ -31,7 +32,7 @@ from readi_graph.eval.offline import ends_as_answers
 def _relations(path: str | None) -> list[str] | None:
     if not path:
         return None
-    text = Path(path).read_text(encoding="utf-8")
+    text = existing_file(path, "--relations").read_text(encoding="utf-8")
     ids = list(json.loads(text)) if path.endswith(".json") else text.split()
     return [i if "://" in i else FREEBASE_NS + i for i in ids]
 
@@ -56,8 +57,9 @@ def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
         kg = KnowledgeGraph.from_endpoint(
             args.endpoint, settings, relations=relations, default_graph=args.graph
         )
+        kg_answers(kg)  # an endpoint that cannot be reached fails here, before any model
     elif args.kg:
-        kg = KnowledgeGraph.from_file(args.kg, settings)
+        kg = KnowledgeGraph.from_file(existing_file(args.kg, "--kg"), settings)
     else:
         raise InputError("give the Freebase KG: --endpoint URL (SPARQL) or --kg FILE (RDF)")
     kg.schema = _schema(args.relations) or kg.schema
