@@ -6,9 +6,11 @@ names the flag, file, URL or variable to fix (`cli/errors.py` prints it)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from readi_graph.core.base import InputError, UnknownEntity
 from readi_graph.core.context import RunContext, default_model_name
@@ -74,6 +76,15 @@ def existing_file(path: str | Path, flag: str) -> Path:
     if not found.is_file():
         raise InputError(f"{flag} {found}: no such file")
     return found
+
+
+def json_file(path: str | Path, flag: str) -> Any:
+    """The JSON value of a file the user named (else an `InputError` naming it)."""
+    found = existing_file(path, flag)
+    try:
+        return json.loads(found.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{flag} {found}: not JSON ({exc})") from exc
 
 
 def existing_dir(path: str | Path, flag: str) -> Path:
