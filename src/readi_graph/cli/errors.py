@@ -13,7 +13,7 @@ import sys
 import traceback
 from typing import NoReturn
 
-from readi_graph.core.base import EndpointError, ReadiError
+from readi_graph.core.base import EndpointError, QueryRejected, ReadiError
 
 ANSWERED = 0  # the run answered from the environment (or the command did its work)
 NO_EVIDENCE = 1  # the run ended, but found no evidence to answer from
@@ -71,6 +71,10 @@ def sentence(exc: BaseException) -> str:
     with its type (a bug)."""
     if isinstance(exc, OSError) and exc.filename is not None:
         text = f"{exc.filename}: {exc.strerror or exc}"
+    elif isinstance(exc, EndpointError):
+        what = str(exc).removesuffix(f" (endpoint {exc.endpoint})")
+        done = "refused a query" if isinstance(exc, QueryRejected) else "could not be reached"
+        text = f"the SPARQL endpoint {exc.endpoint} {done}: {what}"
     elif isinstance(exc, ReadiError):
         text = str(exc)
     elif isinstance(exc, UnicodeDecodeError):
