@@ -6,7 +6,7 @@ table is shared by `tests/test_wrong_inputs.py` (in-process, part of the normal 
 by this file run as a script, which runs each case as its own `readi` process and counts the
 cases that pass, e.g. to compare two trees:
 
-    PYTHONPATH=/path/to/tree/src python tests/wrong_inputs.py
+    PYTHONPATH=/path/to/tree/src python tests/wrong_inputs.py [WORDS OF CASE NAMES]
 
 A case passes when the exit code is the one expected, stderr holds no traceback, the error is
 one line (cases that fail before running anything print nothing else) naming the culprit, and
@@ -156,6 +156,11 @@ def cases(root: Path) -> list[Case]:
         Case("eval: --out into a missing directory",
              ["eval", "wtq", *wtq, "--out", str(missing / "out.jsonl")], BAD_INPUT,
              (str(missing),)),
+        Case("trace: a binary file", ["trace", str(f["binary"]), "--out", str(root / "t.html")],
+             BAD_INPUT, (str(f["binary"]),)),
+        Case("bench replay: a missing --real",
+             ["bench", "replay", "--real", str(missing / "paths.json")], BAD_INPUT,
+             (str(missing / "paths.json"),)),
         Case("report: missing results",
              ["report", str(missing / "r.jsonl"), "--out", str(root / "report")], BAD_INPUT,
              (str(missing / "r.jsonl"),)),
@@ -206,7 +211,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         fixtures(root)
-        table = cases(root)
+        table = [c for c in cases(root) if all(word in c.name for word in sys.argv[1:])]
         for case in table:
             started = time.perf_counter()
             command = [sys.executable, "-c", ENTRY, *case.argv]

@@ -51,6 +51,8 @@ def bench_replay(args: argparse.Namespace) -> int:
     from readi_graph.eval.replay import bench_replay as replay
 
     source = Path(args.real)
+    if not source.exists():
+        raise InputError(f"--real {source}: no such file or directory")
     files = real_files(source) if source.is_dir() else [source]
     if not files:
         raise InputError(f"--real {source}: no model-path files there")

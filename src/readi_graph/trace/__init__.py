@@ -124,7 +124,10 @@ def write_trace(source: dict[str, Any], path: str | Path, *, question: str | Non
 def load_run(path: str | Path, *, id: str | None = None, line: int | None = None) -> dict[str, Any]:
     """A run saved as JSON (an invoke output), or one line of a results file (by id or
     1-based line number; default: the first). What names no run is an `InputError`."""
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text, so no run saved as JSON") from exc
     stripped = text.strip()
     if not stripped:
         raise InputError(f"{path}: empty, no run to draw")
