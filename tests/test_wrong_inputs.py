@@ -15,7 +15,7 @@ from readi_graph.cli import main
 from readi_graph.core.base import InputError, PromptTooLong, QuestionTooLong
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.llm import ModelNotConfigured
-from readi_graph.core.model_choice import BUNDLED_NOTE
+from readi_graph.core.model_choice import BUNDLED_NOTE, choose_model
 from readi_graph.demo import demo_kg, demo_table
 from readi_graph.graph import build_graph
 
@@ -218,3 +218,15 @@ def test_a_prompt_over_the_bundled_models_context_is_refused_before_generating()
     fits(7_000, 384, 8_192)  # fits: nothing raised
     with pytest.raises(PromptTooLong, match=r"8,000 tokens .* 384; .* context holds 8,192"):
         fits(8_000, 384, 8_192)
+
+
+def test_readi_ask_says_when_the_bundled_model_stands_in(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    built = _local_stand_in(monkeypatch, PLAN)
+    main(["ask", "--entity", "Joel Zwick", "what did Joel Zwick direct"])
+    captured = capsys.readouterr()
+    assert built == ["local"] and captured.err.startswith("readi: no model named (--model")
+    assert f"Note: {BUNDLED_NOTE}" in captured.out
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a server: gpt-4o-mini
+    assert choose_model(None).served_by == "openai" and len(built) == 1
