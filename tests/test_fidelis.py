@@ -136,13 +136,14 @@ def test_calls_stay_within_n_d_plus_d_plus_c(
         assert len(result["attempts"]) <= depth
 
 
-def test_unknown_topic_entity_costs_one_call(metaqa_kg: KnowledgeGraph) -> None:
+def test_unknown_topic_entity_costs_no_call(metaqa_kg: KnowledgeGraph) -> None:
     model = searcher("x")
     result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(
         {"question": "what did [Nobody Atall] direct", "topic_entities": ["Nobody Atall"]}
     )
-    assert result["answers"] == [] and "no topic entity was found" in result["answer"]
-    assert result["usage"]["llm_calls"] == 1
+    assert result["answers"] == []
+    assert '"Nobody Atall" is not in the knowledge graph' in result["answer"]
+    assert result["usage"]["llm_calls"] == 0 and not model.prompts  # resolved before the plan
 
 
 def test_parsers_enforce_the_width_and_read_plans_safely() -> None:

@@ -126,10 +126,11 @@ def test_unknown_entity_never_reaches_the_answer_model(kg: KnowledgeGraph) -> No
     )
     question = {"question": "what did Nobody Atall direct", "topic_entities": ["Nobody Atall"]}
     out = build_graph(kg, llm).invoke(question, LIMIT, context=ReadiContext(max_edits=1))
-    # generate only: an edit cannot change the topic entity; no evidence, no answer call
-    assert out["usage"]["llm_calls"] == 1 and out["edits"] == 0
+    # resolved before the plan: no call at all (no plan, no edit, no answer), and said so
+    assert out["usage"]["llm_calls"] == 0 and out["edits"] == 0 and not llm.prompts
     assert out["answers"] == [] and not out["grounded"]
     assert '"Nobody Atall" is not in the knowledge graph' in out["answer"]
+    assert '"Nobody Atall" is not in the knowledge graph' in out["notes"][0]
 
 
 def test_unparseable_answer_falls_back_to_the_instances(kg: KnowledgeGraph) -> None:

@@ -133,7 +133,7 @@ def test_the_corpus_as_model_output_through_the_graph(
         model = routed(path({topic: [f"{topic} -> {s} -> directed_by"]}), "{x}", edit="{}")
         result = build_graph(metaqa_kg, model).invoke(
             {"question": f"what about [{topic}]", "topic_entities": [topic]},
-            context={"max_edits": 1},
+            context={"max_edits": 1, "max_question_chars": 20_000},  # the 5,000-char string
         )
         asked_to_answer = any(markers.ANSWER_ONLY_FROM in p for p in model.prompts)
         assert result.get("error") is None, s[:80]  # no environment failure

@@ -47,7 +47,7 @@ def test_replay_on_subgraphs_counts_every_question(
 def test_replay_without_a_kg_is_a_clear_refusal(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bench", "replay", "--real", str(FRAGMENT / "cwq_paths.json")]
     assert main(args) == 2
-    assert "--subgraphs PATH" in capsys.readouterr().out
+    assert "--subgraphs PATH" in capsys.readouterr().err  # one line on stderr (cli/errors.py)
 
 
 def test_pathrag_on_subgraphs_checks_the_ground_paths(capsys: pytest.CaptureFixture[str]) -> None:

@@ -189,7 +189,7 @@ def test_eval_cwq_on_subgraphs_counts_every_question(
 def test_eval_without_data_or_subgraphs_is_a_clear_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["eval", "cwq", "--model", "stub"]) == 1
+    assert main(["eval", "cwq", "--model", "stub"]) == 2  # bad input (cli/errors.py)
     assert "--data DIR (official JSON) or --subgraphs PATH" in capsys.readouterr().err
 
 
@@ -209,9 +209,10 @@ def test_subgraph_kgs_share_relation_vectors_and_write_no_cache_file(
     second = name_triples_kg([("C", "people.person.spouse_s", "D")])
     a, b = first.relation_index, second.relation_index
     spouse = FREEBASE_NS + "people.person.spouse_s"
-    assert (
-        a.dense_scores("spouse")[a.position[spouse]] == b.dense_scores("spouse")[b.position[spouse]]
-    )
+    # the same vector, scored in two batches of different shapes: equal up to the last bits
+    # of float32 (the BLAS kernel and the batch shape decide those), not bit for bit
+    same = b.dense_scores("spouse")[b.position[spouse]]
+    assert a.dense_scores("spouse")[a.position[spouse]] == pytest.approx(same, rel=1e-5, abs=1e-6)
     assert a.dense_scores("spouse")[a.position[spouse]] > 0.4  # a real MiniLM similarity
     assert not (tmp_path / "embeddings").exists()  # no file per subgraph
     assert len(POOLED_VECTORS._vectors) == 2  # each relation text encoded once

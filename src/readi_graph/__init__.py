@@ -10,16 +10,25 @@ evaluation without an LLM. The layout is described in docs/architecture.md.
 from readi_graph.core.base import (
     EndpointError,
     EndpointUnavailable,
+    InputError,
     KGFormatError,
+    PromptTooLong,
     QueryRejected,
+    QuestionTooLong,
     ReadiError,
     Term,
     Triple,
+    UnknownEntity,
     UnsafeQueryInput,
 )
 from readi_graph.core.context import ReadiContext, RunContext
 from readi_graph.core.diagnosis import CandidateRelation, Diagnosis, Reason
-from readi_graph.core.llm import ModelConflict, ModelNotConfigured
+from readi_graph.core.llm import (
+    ModelConflict,
+    ModelNotConfigured,
+    ModelRefused,
+    ModelUnavailable,
+)
 from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
@@ -56,6 +65,7 @@ __all__ = [
     "Explorer",
     "FidelisContext",
     "Hop",
+    "InputError",
     "Instance",
     "KGFormatError",
     "KGPath",
@@ -64,8 +74,12 @@ __all__ = [
     "Merged",
     "ModelConflict",
     "ModelNotConfigured",
+    "ModelRefused",
+    "ModelUnavailable",
     "OutputParseError",
+    "PromptTooLong",
     "QueryRejected",
+    "QuestionTooLong",
     "ReadiContext",
     "ReadiError",
     "ReadiInput",
@@ -82,6 +96,7 @@ __all__ = [
     "Term",
     "TogContext",
     "Triple",
+    "UnknownEntity",
     "UnsafeQueryInput",
     "as_tool",
     "bind",

@@ -31,8 +31,10 @@ def build_graph(
     **options: Any,
 ) -> CompiledStateGraph[Any, Any, ReadiInput, ReadiOutput]:
     """Compile a strategy's graph over a KG or a table. `llm` is any LangChain chat model, a
-    model name (`"local"`: the bundled local model), or None: ChatOpenAI from the environment,
-    else the local model when its extra is installed.
+    model name (`"local"`: the bundled local model; a name nothing serves raises
+    `ModelNotConfigured` at the first call), or None: the run's or `READI_MODEL`'s name, else
+    ChatOpenAI (gpt-4o-mini) from the environment, else the bundled model, said in the
+    output's notes (`core/model_choice.py`).
 
     `strategy` names a registered strategy (`readi_graph.strategies.names()`): "readi" (the
     default; KGs and tables), "fidelis" (the FiDeLiS beam search; KGs) or "tog"

@@ -8,11 +8,17 @@ from collections.abc import Sequence
 
 from readi_graph import strategies
 from readi_graph.cli import ask, bench, evaluate, kg, score
-from readi_graph.core.base import ReadiError
+from readi_graph.cli.checks import at_least
+from readi_graph.cli.errors import EPILOG, INTERRUPTED, Parser, fail
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="readi", description=__doc__)
+    parser = Parser(
+        prog="readi",
+        description=__doc__,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     asking = commands.add_parser("ask", help="answer a question over a KG or a table with Readi")
@@ -25,14 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="topic entity of a KG question (repeatable; default: found in the question)",
     )
-    asking.add_argument(
-        "--model",
-        help="chat model name; 'local': the bundled one (default: with OPENAI_API_KEY or "
-        "OPENAI_BASE_URL set, READI_MODEL, else gpt-4o-mini; without, the bundled local model)",
-    )
-    asking.add_argument("--max-edits", type=int, default=4)
+    asking.add_argument("--model", help=MODEL_HELP)
+    asking.add_argument("--max-edits", type=at_least(0), default=4)
     asking.add_argument("--strategy", choices=strategies.names(), default="readi")
-    asking.add_argument("--show", type=int, default=20, help="evidence items to print")
+    asking.add_argument("--show", type=at_least(0), default=20, help="evidence items to print")
     asking.add_argument(
         "--trace", metavar="FILE.html", help="also draw the run (readi trace's picture) there"
     )
@@ -56,35 +58,66 @@ def build_parser() -> argparse.ArgumentParser:
     tracing.add_argument("run", help="an invoke output saved as JSON, or a results file")
     tracing.add_argument("--out", required=True, help="the HTML file to write")
     tracing.add_argument("--id", help="which result of a results file (default: the first)")
-    tracing.add_argument("--line", type=int, help="or its line number (1-based)")
+    tracing.add_argument("--line", type=at_least(1), help="or its line number (1-based)")
     tracing.set_defaults(func=trace_run)
 
     evaluating = commands.add_parser("eval", help="evaluate on a benchmark")
     evaluate.add_parsers(evaluating.add_subparsers(dest="dataset", required=True))
     bench.add_parsers(commands)
     kg.add_parsers(commands)
+    _add_debug(parser, top=True)
     return parser
 
 
+MODEL_HELP = (
+    "chat model name, served by OPENAI_BASE_URL or OPENAI_API_KEY; 'local': the bundled model "
+    "(default: READI_MODEL; with no name at all, gpt-4o-mini where OPENAI_BASE_URL or "
+    "OPENAI_API_KEY is set, else the bundled model, said on stderr)"
+)
+
+
+def _add_debug(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """`--debug` on every command and subcommand (before or after the command's name)."""
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help="on an error, also print the traceback (or set READI_DEBUG=1)",
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _add_debug(sub)
+
+
 def trace_run(args: argparse.Namespace) -> int:
+    from readi_graph.cli.checks import existing_file, writable_target
     from readi_graph.trace import load_run, write_trace
 
-    try:
-        run = load_run(args.run, id=args.id, line=args.line)
-    except (OSError, ValueError, KeyError, IndexError) as exc:
-        print(f"readi: cannot read a run from {args.run}: {exc}", file=sys.stderr)
-        return 2
+    existing_file(args.run, "readi trace")
+    writable_target(args.out, "--out")
+    run = load_run(args.run, id=args.id, line=args.line)
     print(write_trace(run, args.out))
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; its exit code (`cli/errors.py`: 0 answered, 1 no evidence, 2 bad
+    input, 3 model or endpoint unavailable, 4 internal error)."""
     try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a one-line argument error
+        return done.code if isinstance(done.code, int) else 2
+    try:
+        checks = getattr(args, "checks", None)  # what a command's options must satisfy
+        if checks is not None:
+            checks(args)
         return int(args.func(args))
-    except ReadiError as exc:
-        print(f"readi: error: {exc}", file=sys.stderr)
-        return 1
+    except KeyboardInterrupt:
+        print("readi: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as exc:
+        return fail(exc, args)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from readi_graph.cli.checks import (
+    at_least,
+    existing_dir,
+    existing_file,
+    fraction,
+    listed,
+    non_negative,
+)
+from readi_graph.core.base import InputError
+
 
 def bench_binding(args: argparse.Namespace) -> int:
     from readi_graph.eval.binding_recall import bench_freebase, bench_metaqa
@@ -21,8 +31,7 @@ def bench_binding(args: argparse.Namespace) -> int:
         print(json.dumps({"freebase": results["freebase"]}), flush=True)
     if args.real:
         if not args.freebase:
-            print("--real needs --freebase DIR (the relation inventory to bind against)")
-            return 2
+            raise InputError("--real needs --freebase DIR (the relation inventory to bind against)")
         from readi_graph.eval.binding_real import bench_real
 
         results["real"] = bench_real(
@@ -31,8 +40,7 @@ def bench_binding(args: argparse.Namespace) -> int:
         print(json.dumps({"real": results["real"]}), flush=True)
         return 0
     if not results:
-        print("give --metaqa DIR, --freebase DIR and/or --real DIR --freebase DIR")
-        return 2
+        raise InputError("give --metaqa DIR, --freebase DIR and/or --real DIR --freebase DIR")
     return 0
 
 
@@ -43,10 +51,11 @@ def bench_replay(args: argparse.Namespace) -> int:
     from readi_graph.eval.replay import bench_replay as replay
 
     source = Path(args.real)
+    if not source.exists():
+        raise InputError(f"--real {source}: no such file or directory")
     files = real_files(source) if source.is_dir() else [source]
     if not files:
-        print(f"no model-path files in {source}")
-        return 2
+        raise InputError(f"--real {source}: no model-path files there")
     if args.subgraphs:  # each question on its own subgraph
         from readi_graph.eval.subgraph_replay import replay_on_subgraphs
 
@@ -55,8 +64,7 @@ def bench_replay(args: argparse.Namespace) -> int:
             print(json.dumps({file.stem: result}), flush=True)
         return 0
     if not args.run or not args.freebase:
-        print("give --run (the authors' run) and --freebase DIR, or --subgraphs PATH")
-        return 2
+        raise InputError("give --run (the authors' run) and --freebase DIR, or --subgraphs PATH")
     for file in files:
         print(json.dumps({file.stem: replay(file, args.run, args.freebase)}), flush=True)
     return 0
@@ -73,9 +81,8 @@ def bench_pathrag(args: argparse.Namespace) -> int:
     if args.subgraphs:
         return _pathrag_subgraphs(args)
     if not args.data or not args.hops:
-        print("give --data DIR --hops N (MetaQA), or --subgraphs PATH")
-        return 2
-    kg = KnowledgeGraph.from_metaqa(Path(args.data) / "kb.txt")
+        raise InputError("give --data DIR --hops N (MetaQA), or --subgraphs PATH")
+    kg = KnowledgeGraph.from_metaqa(existing_file(Path(args.data) / "kb.txt", "--data"))
     questions = list(itertools.islice(load_questions(args.data, args.hops, "dev"), args.limit))
     result = pathrag_coverage(kg, questions, args.alphas, top_m=args.top_m)
     print(json.dumps({"pathrag": {"hops": args.hops, **result}}))
@@ -96,6 +103,7 @@ def _pathrag_subgraphs(args: argparse.Namespace) -> int:
 def bench_linking(args: argparse.Namespace) -> int:
     from readi_graph.eval.linking import bench_linking as measure
 
+    existing_dir(args.data, "--data")
     result = measure(args.data, args.hops, args.split, args.limit, as_endpoint=args.as_endpoint)
     print(json.dumps({"linking": result}))
     return 0
@@ -107,13 +115,15 @@ def add_parsers(commands: Any) -> None:
     binding = kinds.add_parser("binding", help="recall@k of NL relation phrases to KG relations")
     binding.add_argument("--metaqa", help="MetaQA directory (1-hop question templates)")
     binding.add_argument("--freebase", help="directory of fb_relations_domain_range_label.json")
-    binding.add_argument("--sample", type=int, default=2000, help="Freebase labels (0: all)")
+    binding.add_argument(
+        "--sample", type=at_least(0), default=2000, help="Freebase labels (0: all)"
+    )
     binding.add_argument(
         "--real",
         help="directory of model paths in the readi_cwq format (bound against --freebase)",
     )
     binding.add_argument(
-        "--question-weight", type=float, default=None, help="weight of the question's scores"
+        "--question-weight", type=non_negative, default=None, help="weight of the question's scores"
     )
     binding.add_argument("--dense", choices=("auto", "on", "off"), default="auto")
     binding.set_defaults(func=bench_binding)
@@ -133,11 +143,9 @@ def add_parsers(commands: Any) -> None:
     pathrag.add_argument("--data", help="MetaQA directory")
     pathrag.add_argument("--hops", type=int, choices=(1, 2, 3))
     _subgraph_arguments(pathrag)
-    pathrag.add_argument("--limit", type=int, default=200, help="first N dev questions")
-    pathrag.add_argument(
-        "--alphas", type=lambda t: [float(a) for a in t.split(",")], default=[0.0, 0.3, 0.6]
-    )
-    pathrag.add_argument("--top-m", type=int, default=10)
+    pathrag.add_argument("--limit", type=at_least(1), default=200, help="first N dev questions")
+    pathrag.add_argument("--alphas", type=listed(fraction), default=[0.0, 0.3, 0.6])
+    pathrag.add_argument("--top-m", type=at_least(1), default=10)
     pathrag.set_defaults(func=bench_pathrag)
 
     linking = kinds.add_parser(
@@ -146,7 +154,9 @@ def add_parsers(commands: Any) -> None:
     linking.add_argument("--data", required=True, help="MetaQA directory")
     linking.add_argument("--hops", type=int, nargs="+", choices=(1, 2, 3), default=[1, 2, 3])
     linking.add_argument("--split", default="dev")
-    linking.add_argument("--limit", type=int, default=None, help="first N questions per hop")
+    linking.add_argument(
+        "--limit", type=at_least(1), default=None, help="first N questions per hop"
+    )
     linking.add_argument(
         "--as-endpoint",
         action="store_true",
@@ -164,7 +174,7 @@ def add_parsers(commands: Any) -> None:
     report.add_argument("--out", required=True, help="directory for report.md and the plots")
     report.add_argument(
         "--requested",
-        type=int,
+        type=at_least(1),
         help="questions the run was asked (when RESULTS.requested.json, which the runner "
         "writes, is absent): the ones without a line count as missing",
     )

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph import datasets
+from readi_graph.cli.checks import model_ready
+from readi_graph.cli.errors import ANSWERED, BAD_INPUT, INTERNAL, UNAVAILABLE
 from readi_graph.cli.options import add_common, chosen_strategies, context_from, reply_cache
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
@@ -50,6 +52,7 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
     from readi_graph.environments.kg.name_triples import POOLED_VECTORS
 
     rows = []
+    code = ANSWERED
     for strategy, plan in plans.items():
         phrases.cache_clear()  # process-wide caches: each strategy starts cold
         POOLED_VECTORS.cache_clear()  # relation vectors of per-question subgraphs
@@ -58,6 +61,7 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
             out = str(Path(out).with_suffix(f".{strategy}.jsonl"))
         summary, records = _run(args, items, strategy, plan, out)
         print(json.dumps({**summary, **plan.notes}, ensure_ascii=False), flush=True)
+        code = max(code, every_question_failed(records, strategy))
         if len(plans) > 1:
             rows.append(ledger.row(strategy, summary, records, plan.context, plan.driven_by))
     if rows:
@@ -66,7 +70,25 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
         if args.out:
             Path(args.out).with_suffix(".ledger.md").write_text(text + "\n", encoding="utf-8")
         print(json.dumps(ledger.as_json(rows), ensure_ascii=False))
-    return 0
+    return code
+
+
+UNAVAILABLE_ERRORS = ("ModelNotConfigured", "ModelUnavailable", "ModelRefused",
+                      "LocalModelUnavailable", "EndpointUnavailable", "QueryRejected")  # fmt: skip
+
+
+def every_question_failed(records: list[runner.Record], strategy: str) -> int:
+    """0 unless every question ended in an error (a run that cannot have answered anything):
+    then one line with the first error, and the code of its kind (`cli/errors.py`)."""
+    if not records or not all(r.get("error") for r in records):
+        return ANSWERED
+    first = str(records[0]["error"])
+    kind = first.split(":", 1)[0] if ": " in first else ""
+    name = f" ({strategy})" if strategy else ""
+    print(f"readi eval{name}: every question failed; the first: {first}", file=sys.stderr)
+    if not kind.isidentifier() or kind in UNAVAILABLE_ERRORS:  # no type: the KG failed
+        return UNAVAILABLE
+    return BAD_INPUT if kind.endswith(("InputError", "TooLong")) else INTERNAL
 
 
 def _run(
@@ -130,6 +152,7 @@ def evaluate_kg_model(
     (per-question subgraphs). `notes` are printed with each summary (e.g. where the topic
     entities came from)."""
     context, cache = context_from(args), reply_cache(args)
+    model_ready(context, bool(args.model))  # nothing serves the named model: stop here
     plans = {}
     for strategy in chosen_strategies(args.strategy, "kg"):
         # each strategy on empty caches (the caller may have warmed `kg`, e.g. topic labels)

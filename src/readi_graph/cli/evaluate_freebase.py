@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
+from readi_graph.cli.checks import existing_file, json_file, kg_answers
 from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, make_optional
 from readi_graph.core.base import InputError, Term
@@ -31,8 +30,10 @@ from readi_graph.eval.offline import ends_as_answers
 def _relations(path: str | None) -> list[str] | None:
     if not path:
         return None
-    text = Path(path).read_text(encoding="utf-8")
-    ids = list(json.loads(text)) if path.endswith(".json") else text.split()
+    if path.endswith(".json"):
+        ids = list(json_file(path, "--relations"))
+    else:
+        ids = existing_file(path, "--relations").read_text(encoding="utf-8").split()
     return [i if "://" in i else FREEBASE_NS + i for i in ids]
 
 
@@ -40,7 +41,7 @@ def _schema(path: str | None) -> RelationSchema | None:
     """Domains and ranges (hence reverse twins) when the inventory file carries them."""
     if not path or not path.endswith(".json"):
         return None
-    inventory = json.loads(Path(path).read_text(encoding="utf-8"))
+    inventory = json_file(path, "--relations")
     if isinstance(inventory, dict) and all(isinstance(v, dict) for v in inventory.values()):
         return RelationSchema.from_inventory(inventory, FREEBASE_NS)
     return None
@@ -56,8 +57,9 @@ def load_freebase(args: argparse.Namespace) -> KnowledgeGraph:
         kg = KnowledgeGraph.from_endpoint(
             args.endpoint, settings, relations=relations, default_graph=args.graph
         )
+        kg_answers(kg)  # an endpoint that cannot be reached fails here, before any model
     elif args.kg:
-        kg = KnowledgeGraph.from_file(args.kg, settings)
+        kg = KnowledgeGraph.from_file(existing_file(args.kg, "--kg"), settings)
     else:
         raise InputError("give the Freebase KG: --endpoint URL (SPARQL) or --kg FILE (RDF)")
     kg.schema = _schema(args.relations) or kg.schema

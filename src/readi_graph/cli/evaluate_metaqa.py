@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph import strategies
+from readi_graph.cli.checks import at_least, existing_file, kg_answers, listed, non_negative
 from readi_graph.cli.evaluate import Plan, cold, compare, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, chosen_strategies, context_from, reply_cache
+from readi_graph.core.base import InputError
 from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.eval import runner
@@ -48,12 +50,12 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
     )
     metaqa.add_argument(
         "--budgets",
-        type=lambda text: [int(b) for b in text.split(",")],
+        type=listed(at_least(0)),
         help="edit budgets to sweep, e.g. 0,1,2,4,8 (offline planners; Table 9)",
     )
     metaqa.add_argument(
         "--latency",
-        type=float,
+        type=non_negative,
         default=0.0,
         help="seconds each offline model reply waits (an API stand-in, to measure throughput)",
     )
@@ -74,8 +76,9 @@ def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     if args.endpoint:
         remote = KnowledgeGraph.from_endpoint(args.endpoint, settings, default_graph=args.graph)
         remote.binding = BindingOptions.named(args.binding)
+        kg_answers(remote)  # an endpoint that cannot be reached fails here
         return remote
-    kb = Path(args.data) / "kb.txt"
+    kb = existing_file(Path(args.data) / "kb.txt", "--data")
     started = time.perf_counter()
     if args.backend == "rdflib":
         import rdflib
@@ -229,8 +232,7 @@ def _metaqa_entry(args: argparse.Namespace) -> int:
             args.editor = "oracle"
     problem = _problem(args, names)
     if problem:
-        print(problem, file=sys.stderr)
-        return 2
+        raise InputError(problem)
     return eval_metaqa(args)
 
 

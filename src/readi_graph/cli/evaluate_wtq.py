@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 from pathlib import Path
 
 from readi_graph import strategies
+from readi_graph.cli.checks import model_ready
 from readi_graph.cli.evaluate import Plan, compare
 from readi_graph.cli.options import chosen_strategies, context_from, reply_cache
+from readi_graph.core.base import InputError
 from readi_graph.eval import runner
 
 
@@ -33,9 +34,9 @@ def eval_wtq(args: argparse.Namespace) -> int:
     unable = [n for n in names if n not in strategies.names("table")]
     if unable:
         able = ", ".join(strategies.names("table"))
-        print(f"readi eval wtq: tables are searched with --strategy {able}", file=sys.stderr)
-        return 2
+        raise InputError(f"--strategy {','.join(unable)}: tables are searched with {able}")
     context = context_from(args)
+    model_ready(context, bool(args.model))  # nothing serves the named model: stop here
     cache = reply_cache(args)
 
     def score(gold: list[str], predicted: list[str]) -> dict[str, float]:

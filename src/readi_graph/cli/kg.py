@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from readi_graph.cli.checks import at_least, existing_file
 from readi_graph.core.base import InputError
 
 DEFAULT_INVENTORY = Path("../shared/data/freebase/fb_relations_domain_range_label.json")
@@ -24,9 +25,11 @@ def freebase(args: argparse.Namespace) -> int:
 
     inventory = Path(args.relations)
     if not inventory.is_file():
-        raise InputError(f"{inventory}: no relation inventory (give --relations FILE)")
+        raise InputError(f"--relations {inventory}: no relation inventory there (a file)")
     if args.around and not Path(args.around).is_file():
-        raise InputError(f"{args.around}: no such file (one entity a line)")
+        raise InputError(f"--around {args.around}: no such file (one entity a line)")
+    for dump in args.dump:
+        existing_file(dump, "--dump")
     drop = () if args.keep_bookkeeping else BOOKKEEPING
     dump_filter = DumpFilter.from_inventory(inventory, drop=drop, language=args.language)
     stats = run(
@@ -73,14 +76,18 @@ def add_parsers(commands: Any) -> None:
         "--around",
         help="keep only the neighbourhood of these entities (a file, one mid or IRI a line)",
     )
-    fb.add_argument("--hops", type=int, default=2, help="neighbourhood radius (with --around)")
+    fb.add_argument(
+        "--hops", type=at_least(0), default=2, help="neighbourhood radius (with --around)"
+    )
     fb.add_argument(
         "--hub-cap",
-        type=int,
+        type=at_least(1),
         default=1000,
         help="neighbours a node is expanded to per hop (with --around)",
     )
-    fb.add_argument("--part-lines", type=int, default=100_000_000, help="lines per output file")
+    fb.add_argument(
+        "--part-lines", type=at_least(1), default=100_000_000, help="lines per output file"
+    )
     fb.add_argument("--no-gzip", action="store_true", help="write plain .nt parts")
     fb.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     fb.set_defaults(func=freebase)

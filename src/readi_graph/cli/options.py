@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from readi_graph import strategies
+from readi_graph.cli.checks import at_least, eval_arguments, existing_file
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.environments.kg.binding import BINDINGS
@@ -23,6 +24,7 @@ def load_kg(source: str | None) -> KnowledgeGraph:
         return demo_kg()
     if source.startswith(("http://", "https://")):
         return KnowledgeGraph.from_endpoint(source)
+    existing_file(source, "--kg")
     if source.endswith(".txt"):
         return KnowledgeGraph.from_metaqa(source)
     return KnowledgeGraph.from_file(source)
@@ -41,6 +43,7 @@ def context_from(args: argparse.Namespace) -> ReadiContext:
 
 def load_table(source: str) -> Table:
     """A table from a CSV or Parquet file."""
+    existing_file(source, "--table")
     if source.lower().endswith(".parquet"):
         return Table.from_parquet(source)
     return Table.from_csv(source)
@@ -49,8 +52,8 @@ def load_table(source: str) -> Table:
 def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     p.add_argument("--data", required=True, help="dataset directory (official layout)")
     p.add_argument("--split", default=split)
-    p.add_argument("--limit", type=int, default=None, help="first N questions only")
-    p.add_argument("--concurrency", type=int, default=1, help="questions run at once")
+    p.add_argument("--limit", type=at_least(1), default=None, help="first N questions only")
+    p.add_argument("--concurrency", type=at_least(1), default=1, help="questions run at once")
     p.add_argument(
         "--async",
         dest="asynchronous",
@@ -60,8 +63,14 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
     )
     p.add_argument("--out", help="results file: one JSON line per question")
     p.add_argument("--resume", action="store_true", help="continue --out, skipping done ids")
-    p.add_argument("--model", help="chat model ('local': the bundled one)")
-    p.add_argument("--max-edits", type=int, default=4)
+    p.add_argument(
+        "--model",
+        help="chat model name, served by OPENAI_BASE_URL or OPENAI_API_KEY; 'local': the "
+        "bundled model (default: READI_MODEL; with no name at all, gpt-4o-mini where "
+        "OPENAI_BASE_URL or OPENAI_API_KEY is set, else the bundled model, said on stderr; "
+        "MetaQA without --model runs its offline drivers)",
+    )
+    p.add_argument("--max-edits", type=at_least(0), default=4)
     p.add_argument(
         "--edit-feedback",
         choices=("steerable", "paper"),
@@ -91,6 +100,7 @@ def add_common(p: argparse.ArgumentParser, *, split: str) -> None:
         "replies.sqlite): a rerun costs no LLM calls",
     )
     p.add_argument("--no-cache", action="store_true", help="always call the model")
+    p.set_defaults(checks=eval_arguments)
 
 
 def strategy_list(text: str) -> str:
@@ -119,7 +129,7 @@ def chosen_strategies(text: str, environment: str = "kg") -> list[str]:
 def add_kg_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--endpoint", help="SPARQL endpoint holding the KG")
     p.add_argument("--graph", help="named graph holding the KG on the endpoint")
-    p.add_argument("--frontier-cap", type=int, default=KGSettings.frontier_cap)
+    p.add_argument("--frontier-cap", type=at_least(1), default=KGSettings.frontier_cap)
     p.add_argument(
         "--binding", choices=BINDINGS, default="default", help="binding.BindingOptions.named"
     )

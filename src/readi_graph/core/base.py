@@ -131,4 +131,20 @@ class QueryRejected(EndpointError):
 
 
 class InputError(ReadiError, ValueError):
-    """The graph was invoked with input it cannot work on (e.g. no topic entities for a KG)."""
+    """Input a graph or a command cannot work on: a question that is not text or is empty,
+    topic entities that are not names, a number out of range, a file that is not what it
+    should be. The message is one sentence naming the culprit (`core/inputs.py`)."""
+
+
+class QuestionTooLong(InputError):
+    """A question longer than a run reads (`RunContext.max_question_chars`): refused before
+    any model sees it, rather than left to fill (and overrun) a model's context."""
+
+
+class PromptTooLong(InputError):
+    """A prompt longer than the model's context can take with its reply (the bundled model:
+    8,192 tokens): refused before generating, never left to run for minutes."""
+
+
+class UnknownEntity(InputError):
+    """A topic entity given by name or IRI that the knowledge graph does not have."""

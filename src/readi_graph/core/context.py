@@ -16,10 +16,13 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeVar
 
+from readi_graph.core.base import InputError
 
-def default_model_name() -> str:
-    """The model named when no run and no graph names one: `READI_MODEL`, else gpt-4o-mini."""
-    return os.environ.get("READI_MODEL") or "gpt-4o-mini"
+
+def default_model_name() -> str | None:
+    """The model named when no run and no graph names one: `READI_MODEL`, else None (nothing
+    named: `core.llm.choose_model` says what then serves the run, and the run says so)."""
+    return os.environ.get("READI_MODEL") or None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,10 +30,11 @@ class RunContext:
     model: str | None = field(
         default=None,
         metadata={
-            "description": "Chat model name for this run ('local': the bundled model). None: "
-            "the graph's model, else READI_MODEL (gpt-4o-mini if unset) when OPENAI_API_KEY or "
-            "OPENAI_BASE_URL is set, else the bundled local model. A graph built with a model "
-            "object refuses another."
+            "description": "Chat model name for this run (None: the graph's model, else "
+            "READI_MODEL; none named: gpt-4o-mini when OPENAI_API_KEY or OPENAI_BASE_URL is set, "
+            "else the bundled local model, and the output's notes say so). 'local': the bundled "
+            "model. A name nothing serves raises ModelNotConfigured; a graph built with a model "
+            "object refuses another name."
         },
     )
     temperature: float = field(default=0.3, metadata={"description": "The paper's setting."})
@@ -51,6 +55,17 @@ class RunContext:
         default=6000,
         metadata={"description": "Tokens (~4 chars each) a prompt may take; longer parts are cut."},
     )
+    max_question_chars: int = field(
+        default=4000,
+        metadata={
+            "description": "Characters a question may have; a longer one is refused "
+            "(QuestionTooLong) before any model call."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        _at_least(self, llm_timeout=0.001, prompt_budget=1, evidence_cap=1, max_question_chars=1)
+        _at_least(self, temperature=0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +101,21 @@ class ReadiContext(RunContext):
             "published."
         },
     )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _at_least(self, max_edits=0, top_k=1, halfway_cap=0, candidate_cap=0)
+
+
+def _at_least(context: Any, **lows: float) -> None:
+    """A setting out of range is an `InputError` naming it (a run context may come as JSON
+    from Studio or a server, not only from code)."""
+    for name, low in lows.items():
+        value = getattr(context, name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= low:
+            raise InputError(
+                f"{type(context).__name__}.{name} must be a number of at least {low}, not {value!r}"
+            )
 
 
 C = TypeVar("C", bound=RunContext)

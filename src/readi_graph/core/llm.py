@@ -1,63 +1,47 @@
-"""Chat models: any LangChain `BaseChatModel`, or `ChatOpenAI` configured from the environment.
+"""Chat models: any LangChain `BaseChatModel`, or one chosen by name, never silently replaced
+(`core/model_choice.py`: the order, the errors, the note when the bundled model stands in).
 
-`OPENAI_BASE_URL` points `ChatOpenAI` at any OpenAI-compatible server (vLLM, Ollama, llama.cpp);
-`READI_MODEL` names the model; the name `local` (or no configuration at all, when the `[local]`
-extra is installed) is the bundled SmolLM2 model, in-process (`core/local_model.py`). The model
-is resolved on first use, so a graph can be built (and shown in Studio) before a key is
-configured; the first call then fails with one clear error. Under `ainvoke` nothing here blocks
-the event loop: resolving a model and the reply cache's disk reads run in worker threads.
+The model is resolved on first use, so a graph can be built (and shown in Studio) before a key
+is configured; the first call then fails with one clear error. A server that cannot be reached
+is a `ModelUnavailable` naming its URL. Under `ainvoke` nothing here blocks the event loop:
+resolving a model and the reply cache's disk reads run in worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from readi_graph.core import tokens
-from readi_graph.core.base import EndpointUnavailable, ReadiError
+from readi_graph.core.base import ReadiError
 from readi_graph.core.context import RunContext, default_model_name, run_settings
 from readi_graph.core.llm_cache import ReplyCache, model_key
+from readi_graph.core.model_choice import (
+    BUNDLED_NOTE,
+    LOCAL,
+    ModelNotConfigured,
+    ModelRefused,
+    ModelUnavailable,
+    default_model,
+    in_our_words,
+    is_transient,
+)
 
-
-class ModelNotConfigured(ReadiError):
-    """No chat model was passed and none is configured in the environment."""
-
-
-def default_model(context: RunContext) -> BaseChatModel:
-    """The model when none is passed: `model="local"` → the bundled local model; else an
-    endpoint/key from the environment; else the local model if its extra is installed."""
-    from readi_graph.core.local_model import INSTALL, local_available, local_chat_model
-
-    if context.model == "local":
-        return cast(BaseChatModel, local_chat_model(context.temperature))
-    key = os.environ.get("OPENAI_API_KEY")
-    base_url = os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
-    if not key and not base_url:
-        if local_available():
-            return cast(BaseChatModel, local_chat_model(context.temperature))
-        raise ModelNotConfigured(
-            "no chat model: pass llm=<any LangChain chat model> to build_graph, or set "
-            "OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for an OpenAI-compatible server "
-            "(vLLM, Ollama, llama.cpp) together with READI_MODEL=<model name>, or install the "
-            f"bundled local model ([local]): {INSTALL}"
-        )
-    from langchain_openai import ChatOpenAI
-
-    return ChatOpenAI(
-        model=context.model or default_model_name(),
-        base_url=base_url,
-        api_key=key or "EMPTY",  # type: ignore[arg-type]  # local servers ignore it
-        temperature=context.temperature,
-        use_responses_api=False,
-        timeout=context.llm_timeout,
-        max_retries=0,  # retries are the graph's RetryPolicy, bounded and visible
-    )
+__all__ = [
+    "ModelConflict",
+    "ModelNotConfigured",
+    "ModelRef",
+    "ModelRefused",
+    "ModelUnavailable",
+    "Reply",
+    "default_model",
+    "is_transient",
+]
 
 
 class ModelConflict(ReadiError, ValueError):
@@ -106,11 +90,25 @@ class ModelRef:
                     "the run's context"
                 )
             return self._given
-        name = wanted or self._context.model or default_model_name()
+        key = self._name() or ""
         with self._lock:
-            if name not in self._by_name:
-                self._by_name[name] = default_model(replace(self._context, model=name))
-            return self._by_name[name]
+            if key not in self._by_name:
+                self._by_name[key] = default_model(replace(self._context, model=key or None))
+            return self._by_name[key]
+
+    def _name(self) -> str | None:
+        """The model name of the current run: its context's, the graph's, else READI_MODEL
+        (None: none named)."""
+        return run_settings(RunContext).model or self._context.model or default_model_name()
+
+    def note(self) -> str | None:
+        """The output's note on this run's model, when there is one to make: the bundled
+        model ran because nothing named a model (`model_choice.BUNDLED_NOTE`)."""
+        if self._given is not None or self._name() is not None:
+            return None
+        with self._lock:
+            model = self._by_name.get("")
+        return BUNDLED_NOTE if getattr(model, "model_name", None) == LOCAL else None
 
     def ask(self, prompt: str, schema: dict[str, Any] | None = None) -> Reply:
         """One call (see `call`), answered from the reply cache when it holds this request."""
@@ -137,9 +135,8 @@ class ModelRef:
         return reply
 
     def _unresolved(self) -> bool:
-        name = run_settings(RunContext).model or self._context.model or default_model_name()
         with self._lock:
-            return name not in self._by_name
+            return (self._name() or "") not in self._by_name
 
     def _request(
         self, prompt: str, schema: dict[str, Any] | None
@@ -200,7 +197,7 @@ def call(
     try:
         message = _runnable(llm, schema).invoke([HumanMessage(prompt)], config)
     except Exception as exc:
-        return _out_of_tokens(exc, prompt)
+        return _out_of_tokens(llm, exc, prompt)
     return _reply(message, prompt)
 
 
@@ -215,7 +212,7 @@ async def acall(
     try:
         message = await _runnable(llm, schema).ainvoke([HumanMessage(prompt)], config)
     except Exception as exc:
-        return await asyncio.to_thread(_out_of_tokens, exc, prompt)
+        return await asyncio.to_thread(_out_of_tokens, llm, exc, prompt)
     return await asyncio.to_thread(_reply, message, prompt)
 
 
@@ -225,11 +222,12 @@ def _runnable(llm: BaseChatModel, schema: dict[str, Any] | None) -> Any:
     return llm.bind(response_format={"type": "json_object", "schema": schema})
 
 
-def _out_of_tokens(exc: Exception, prompt: str) -> Reply:
+def _out_of_tokens(llm: BaseChatModel, exc: Exception, prompt: str) -> Reply:
     """The model ran out of tokens before finishing its (JSON) reply: an unreadable reply,
-    which the diagnosis reports, not a failed run. Any other exception is raised again."""
+    which the diagnosis reports, not a failed run. Any other exception is raised again, a
+    client's own in our words (`in_our_words`)."""
     if type(exc).__name__ != "LengthFinishReasonError":
-        raise exc
+        raise in_our_words(llm, exc) from exc
     usage = getattr(getattr(exc, "completion", None), "usage", None)
     reported = int(getattr(usage, "prompt_tokens", 0) or 0)
     return Reply(
@@ -265,24 +263,6 @@ def constrains(llm: BaseChatModel) -> bool:
     return getattr(llm, "model_name", None) == "local" and "127.0.0.1" in str(
         getattr(llm, "openai_api_base", "")
     )
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: timeouts, connection failures, rate limits and server errors."""
-    if isinstance(exc, TimeoutError | ConnectionError | EndpointUnavailable):
-        return True
-    try:
-        import httpx
-
-        if isinstance(exc, httpx.TransportError):
-            return True
-    except ImportError:  # pragma: no cover - httpx is a dependency
-        pass
-    name = type(exc).__name__
-    if name in {"APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError"}:
-        return True
-    status: Any = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status == 429 or status >= 500)
 
 
 def _names(llm: BaseChatModel, context: RunContext) -> set[str | None]:

@@ -27,6 +27,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from readi_graph.core.base import PromptTooLong
 from readi_graph.core.local_model import load
 
 _generating = threading.Lock()
@@ -76,6 +77,8 @@ class LocalChatModel(BaseChatModel):
             return_dict=True,
         )
         n_prompt = int(prompt["input_ids"].shape[1])
+        reply_tokens = kwargs.get("max_tokens") or self.max_tokens
+        fits(n_prompt, reply_tokens, context_tokens(loaded.model))
         schema = _schema(kwargs.get("response_format"))
         processors = []
         if schema is not None:
@@ -84,7 +87,7 @@ class LocalChatModel(BaseChatModel):
         with _generating, torch.inference_mode():
             output = loaded.model.generate(
                 **prompt,
-                max_new_tokens=kwargs.get("max_tokens") or self.max_tokens,
+                max_new_tokens=reply_tokens,
                 do_sample=sample,
                 temperature=self.temperature if sample else None,
                 top_p=None,
@@ -113,6 +116,22 @@ class LocalChatModel(BaseChatModel):
         if run_manager is not None:
             run_manager.on_llm_new_token(text)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def context_tokens(model: Any) -> int:
+    """The tokens the model's context holds (SmolLM2-135M: 8,192)."""
+    return int(getattr(model.config, "max_position_embeddings", 0) or 8192)
+
+
+def fits(prompt_tokens: int, reply_tokens: int, context: int) -> None:
+    """A prompt that leaves no room for its reply is refused at once (`PromptTooLong`):
+    past its context the model's output is garbage, and on a CPU it takes minutes."""
+    if prompt_tokens + reply_tokens > context:
+        raise PromptTooLong(
+            f"the prompt has {prompt_tokens:,} tokens and its reply may take {reply_tokens:,}; "
+            f"the bundled model's context holds {context:,}: shorten the question (or lower "
+            "RunContext.prompt_budget)"
+        )
 
 
 class SchemaConstraint:

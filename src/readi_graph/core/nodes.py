@@ -119,8 +119,7 @@ def model_node(model: ModelRef, body: Callable[[Any], Steps], *, native: bool = 
                 steps.close()
                 raise
             done, value = _advance(steps.send, reply)
-        update: Update = value
-        return update
+        return with_model_note(model, state, value)
 
     async def afunc(state: Any) -> Update:
         steps = body(state)
@@ -143,10 +142,24 @@ def model_node(model: ModelRef, body: Callable[[Any], Steps], *, native: bool = 
                 context.run(steps.close)
                 raise
             done, value = await step(steps.send, reply)
-        update: Update = value
-        return update
+        return with_model_note(model, state, value)
 
     return ModelNode(func, afunc)
+
+
+def with_model_note(model: ModelRef, state: Any, update: Update) -> Update:
+    """An update that writes the output's `notes` gets the model's own note first when the
+    run called a model (`ModelRef.note`: the bundled model stood in, nothing was named), so
+    no strategy can forget to say it."""
+    notes = update.get("notes") if isinstance(update, dict) else None
+    if notes is None:
+        return update
+    note = model.note()
+    used = [(state.get("usage") or {}) if isinstance(state, dict) else {}, update.get("usage")]
+    calls = sum(int((u or {}).get(k) or 0) for u in used for k in ("llm_calls", "cached_calls"))
+    if note is None or note in notes or not calls:
+        return update
+    return {**update, "notes": [note, *notes]}
 
 
 def _advance(move: Callable[[Any], Any], value: Any) -> tuple[bool, Any]:

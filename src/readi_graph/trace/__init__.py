@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from readi_graph.core.base import InputError
 from readi_graph.trace import tog
 from readi_graph.trace.svg import drawing
 
@@ -122,16 +123,37 @@ def write_trace(source: dict[str, Any], path: str | Path, *, question: str | Non
 
 def load_run(path: str | Path, *, id: str | None = None, line: int | None = None) -> dict[str, Any]:
     """A run saved as JSON (an invoke output), or one line of a results file (by id or
-    1-based line number; default: the first)."""
-    text = Path(path).read_text(encoding="utf-8")
+    1-based line number; default: the first). What names no run is an `InputError`."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text, so no run saved as JSON") from exc
     stripped = text.strip()
+    if not stripped:
+        raise InputError(f"{path}: empty, no run to draw")
     if stripped.startswith("{") and "\n{" not in stripped:
-        loaded: dict[str, Any] = json.loads(stripped)
-        return loaded
-    records = [json.loads(x) for x in stripped.splitlines() if x.strip()]
+        records = [_json(path, stripped, 1)]
+    else:
+        lines = [x for x in stripped.splitlines() if x.strip()]
+        records = [_json(path, x, number) for number, x in enumerate(lines, 1)]
     if id is not None:
         found = [r for r in records if str(r.get("id")) == id]
         if not found:
-            raise KeyError(f"{path}: no result with id {id!r}")
+            ids = ", ".join(repr(str(r.get("id"))) for r in records[:5] if "id" in r)
+            held = f" (its ids: {ids}{', ...' if len(records) > 5 else ''})" if ids else ""
+            raise InputError(f"{path}: no result with id {id!r}{held}")
         return dict(found[0])
-    return dict(records[(line or 1) - 1])
+    number = line or 1
+    if number < 1 or number > len(records):
+        raise InputError(f"{path}: holds {len(records)} run(s); there is no line {number}")
+    return dict(records[number - 1])
+
+
+def _json(path: str | Path, text: str, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+    if not isinstance(record, dict):
+        raise InputError(f"{path}:{number}: not a run (a JSON object of a graph's output)")
+    return record

@@ -209,7 +209,7 @@ class KGAdapter:
 
     def diagnose(self, state: ReadiState, ctx: ReadiContext) -> Diagnosis:
         if not state.get("topic_entities"):  # none given, none found: no edit can help
-            return linking.no_topic_entity()
+            return linking.no_topic_entity(state)
         # With the budget spent (or the person done) no edit reads it: the reasons alone.
         offer = state.get("edits_used", 0) < ctx.max_edits and not state.get("editor_done")
         return diagnose(

@@ -24,26 +24,13 @@ from typing import TYPE_CHECKING, Any
 from readi_graph.core.diagnosis import Diagnosis, Reason
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.names import Resolution
+from readi_graph.environments.kg.spans import TOKEN, Span, spans
 
 if TYPE_CHECKING:
     from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
-SPAN_TOKENS = 16  # words in the longest name looked for
-MAX_TOKENS = 64  # words of the question read
 MAX_MARKED = 8  # [bracketed] or <IRI> spans read
-_TOKEN = re.compile(r"\S+")
 _MARKED = re.compile(r"\[([^\[\]]{1,300})\]|<([^<>\s]{1,1000})>")
-_WORD = re.compile(r"\w+")
-_EDGES = "\"'“”‘’«»()[]{}<>"
-_ENDS = ",;:!?."
-STOPWORDS = frozenset(
-    """a an the and or but nor of in on at to for from by with about as into onto over under
-    than then that this these those it its is are was were be been being am do does did done
-    have has had having what which who whom whose when where why how there here not no yes
-    all any some each other such so very can could will would shall should may might must
-    i me my we our you your he him his she her they them their also same both either neither
-    one ones s""".split()
-)
 NONE_FOUND = (
     "No topic entity was given and none was found in the question (no part of it is a name in "
     "the knowledge graph); give the topic entities (`topic_entities`, or --entity)."
@@ -103,29 +90,14 @@ class Linking:
         return {"entities": self.entities, "mentions": mentions, "notes": list(self.notes)}
 
 
-@dataclass(frozen=True)
-class _Span:
-    first: int  # token indexes, end exclusive
-    last: int
-    start: int  # character offsets
-    end: int
-    form: str  # the text looked up
-    rank: int  # 0: name-like, 1: one lower-case word ("film", "fall": common words that
-    # some node is named after), 2: stopwords and numbers only ("The", "1941")
-    order: tuple[int, ...]  # among overlapping spans, the smallest is taken
-
-    def overlaps(self, other: _Span) -> bool:
-        return self.first < other.last and other.first < self.last
-
-
 def link(kg: KnowledgeGraph, question: str) -> Linking:
     """The topic entities of `question` (see the module's docstring)."""
     marked = _marked(kg, question)
     taken = [(m.start, m.end) for m in marked]
-    spans = [s for s in _spans(question) if not any(s.start < e and b < s.end for b, e in taken)]
-    hits = _named(kg, [s for s in spans if s.rank < 2])
+    found = [s for s in spans(question) if not any(s.start < e and b < s.end for b, e in taken)]
+    hits = _named(kg, [s for s in found if s.rank < 2])
     if not hits and not marked:
-        hits = _named(kg, [s for s in spans if s.rank == 2])
+        hits = _named(kg, [s for s in found if s.rank == 2])
     best = min((s.rank for s in hits), default=0)
     if marked and best > 0:  # a marked name is enough: no common word joins it
         hits = []
@@ -142,71 +114,28 @@ def link(kg: KnowledgeGraph, question: str) -> Linking:
     return Linking(question, tuple(kept), tuple(_notes(kept)))
 
 
-def _spans(question: str) -> list[_Span]:
-    """Every run of up to `SPAN_TOKENS` words, shortest first, each in its usual forms."""
-    tokens = [m.span() for m in _TOKEN.finditer(question)][:MAX_TOKENS]
-    spans = []
-    for size in range(1, SPAN_TOKENS + 1):
-        for first in range(len(tokens) - size + 1):
-            start, end = tokens[first][0], tokens[first + size - 1][1]
-            for form in _forms(question[start:end]):
-                spans.append(_span(first, first + size, start, end, form))
-    return spans
-
-
-def _span(first: int, last: int, start: int, end: int, form: str) -> _Span:
-    """A span, ranked: lower-case stopwords at its edges belong to the question ("in Time
-    Changer", "the Desperate Hours"), capitalized words to a name ("One on One")."""
-    tokens = form.split()
-    edges = 0
-    while edges < len(tokens) and tokens[edges] in STOPWORDS:
-        edges += 1
-    core = tokens[edges:]
-    while core and core[-1] in STOPWORDS:
-        core, edges = core[:-1], edges + 1
-    capitals = sum(t[:1].isupper() for t in tokens)
-    words = [w for w in _WORD.findall(form.lower()) if w not in STOPWORDS]
-    if any(not w.isdigit() for w in words):
-        rank = 0 if len(words) > 1 or capitals else 1
-    else:
-        rank = 0 if capitals > 1 else 2  # "I Do", "To Have and Have Not"
-    return _Span(first, last, start, end, form, rank, (-len(core), -capitals, edges, first))
-
-
-def _forms(text: str) -> list[str]:
-    """As written, without surrounding quotes, brackets and final punctuation, and without a
-    possessive ("Zemeckis's" -> "Zemeckis")."""
-    bare = text.strip(_EDGES + _ENDS).strip(_EDGES)
-    forms = [text, bare]
-    for suffix in ("'s", "’s", "'", "’"):
-        if bare.endswith(suffix) and len(bare) > len(suffix):
-            forms.append(bare[: -len(suffix)])
-            break
-    return [f for f in dict.fromkeys(forms) if f.strip()]
-
-
-def _named(kg: KnowledgeGraph, spans: list[_Span]) -> list[_Span]:
+def _named(kg: KnowledgeGraph, spans: list[Span]) -> list[Span]:
     if not spans:
         return []
     known = kg.names.named([s.form for s in spans])
     return [s for s in spans if normalize_name(s.form) in known]
 
 
-def _longest(hits: list[_Span]) -> list[tuple[_Span, list[_Span]]]:
+def _longest(hits: list[Span]) -> list[tuple[Span, list[Span]]]:
     """Non-overlapping spans, longest first (see `_span`), each with the spans as long that
     overlap it and were left out (another reading of the same words)."""
-    chosen: list[tuple[_Span, list[_Span]]] = []
+    chosen: list[tuple[Span, list[Span]]] = []
     for span in sorted(hits, key=lambda s: s.order):
         clashes = [(c, rivals) for c, rivals in chosen if span.overlaps(c)]
         if not clashes:
             chosen.append((span, []))
         for c, rivals in clashes:
-            if c.order[0] == span.order[0] and (c.first, c.last) != (span.first, span.last):
+            if c.order[0] == span.order[0] and not c.same_place(span):
                 rivals.append(span)
     return chosen
 
 
-def _mention(kg: KnowledgeGraph, question: str, span: _Span, rivals: list[_Span]) -> Mention | None:
+def _mention(kg: KnowledgeGraph, question: str, span: Span, rivals: list[Span]) -> Mention | None:
     resolution = kg.resolve(span.form)
     if not resolution.found:
         return None
@@ -249,7 +178,7 @@ def _marked(kg: KnowledgeGraph, question: str) -> list[Mention]:
 def _start_of(question: str, before: str, label: str) -> int:
     """Where the words of `label` that end `before` start (so they are not linked again)."""
     words = len(label.split())
-    starts = [m.start() for m in _TOKEN.finditer(before)]
+    starts = [m.start() for m in TOKEN.finditer(before)]
     return starts[-words] if len(starts) >= words else 0
 
 
@@ -273,12 +202,30 @@ def topic_entities_for(
 ) -> dict[str, Any]:
     """The state update every KG strategy starts with: the caller's topic entities when any
     is given (they always win), else those linked in the question, with the linking record
-    (`linking`: entities, mentions, notes) for the output's notes."""
+    (`linking`: entities, mentions, notes) for the output's notes.
+
+    Given entities are resolved first: when the KG has none of them there is nothing to walk
+    from, and the update says so as if none were given (no topic entities, so no model call)
+    with a note naming them (`linking["unknown"]`)."""
     topics = [t for t in given or [] if t.strip()]
     if topics:
-        return {"topic_entities": topics, "linking": None}
+        unknown = [t for t in topics if not kg.resolve(t).found]
+        if len(unknown) < len(topics):
+            return {"topic_entities": topics, "linking": None}
+        return {"topic_entities": [], "linking": _not_in_kg(unknown)}
     found = kg.link_topic_entities(question)
     return {"topic_entities": found.entities, "linking": found.record()}
+
+
+def _not_in_kg(unknown: list[str]) -> dict[str, Any]:
+    names = ", ".join(f'"{u}"' for u in unknown)
+    verb = "is" if len(unknown) == 1 else "are"
+    note = (
+        f"{names} {verb} not in the knowledge graph (no node has that label, alias or IRI): "
+        "nothing was searched and no model was called; check the spelling, or give no topic "
+        "entities to have them found in the question."
+    )
+    return {"entities": [], "mentions": [], "notes": [note], "unknown": unknown}
 
 
 def linking_notes(state: Any) -> list[str]:
@@ -286,8 +233,16 @@ def linking_notes(state: Any) -> list[str]:
     return list((state.get("linking") or {}).get("notes") or [])
 
 
-def no_topic_entity() -> Diagnosis:
-    """The diagnosis of a question with no topic entity given or found: it spends no edit
-    (an edit rewrites paths, never the topic entities)."""
-    reason = "no topic entity was given or found in the question"
-    return Diagnosis([Reason("unknown_entity", reason)])
+def no_topic_reason(state: Any = None) -> str:
+    """Why a run has no topic entity: none given or found, or none of those given in the KG."""
+    unknown = list(((state or {}).get("linking") or {}).get("unknown") or [])
+    if not unknown:
+        return "no topic entity was given or found in the question"
+    names = ", ".join(f'"{u}"' for u in unknown)
+    return f"{names} {'is' if len(unknown) == 1 else 'are'} not in the knowledge graph (given)"
+
+
+def no_topic_entity(state: Any = None) -> Diagnosis:
+    """The diagnosis of a question with no topic entity given or found, or none of those
+    given in the KG: it spends no edit (an edit rewrites paths, never the topic entities)."""
+    return Diagnosis([Reason("unknown_entity", no_topic_reason(state))])

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from readi_graph.core.base import Term, UnsafeQueryInput
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg import sparql
+from readi_graph.environments.kg.spans import unspaced
 
 if TYPE_CHECKING:
     from readi_graph.environments.kg.knowledge_graph import KGSettings
@@ -31,6 +32,7 @@ _NAMED_ID = re.compile(r"^(.*\S)\s*\[([^\[\]\s]+)\]$")  # Barack Obama [m.02mjmr
 LOOKUP_CAP = 200  # nodes read per name lookup, in IRI order, before ranking by degree
 NAMES_CHUNK = 250  # spellings looked up per query when finding names in a question
 NAMES_LIMIT = 2_000  # spellings looked up per question on an endpoint (8 queries at most)
+RESOLVED_CACHE = 4_096  # names whose resolution is kept
 Match = Literal["iri", "exact", "alias", "normalized", "none"]
 
 
@@ -68,6 +70,9 @@ class Names:
         self._lock = threading.Lock()
         self._labels: OrderedDict[Term, str | None] = OrderedDict()
         self._normalized: dict[str, list[Term]] | None = None
+        # a strategy resolves its topic entities before its first model call (an unknown one
+        # spends none) and again when it walks: the second time costs no query
+        self._resolved: OrderedDict[str, Resolution] = OrderedDict()
 
     # --- labels ----------------------------------------------------------------------------
     def _best(self, candidates: list[Term]) -> str | None:
@@ -138,7 +143,18 @@ class Names:
         """Topic entity -> nodes. An IRI, prefixed name (`wd:Q42`) or short id (`m.0d3k14`,
         `Q42`) names exactly one node, alone or after a name (`Douglas Adams [Q42]`); a name
         matches labels, then aliases, then labels and aliases up to case and accents.
-        Homonyms are ranked by degree, then IRI."""
+        Homonyms are ranked by degree, then IRI. The last `RESOLVED_CACHE` answers are kept."""
+        with self._lock:
+            if name in self._resolved:
+                return self._resolved[name]
+        resolution = self._resolve(name)
+        with self._lock:
+            self._resolved[name] = resolution
+            while len(self._resolved) > RESOLVED_CACHE:
+                self._resolved.popitem(last=False)
+        return resolution
+
+    def _resolve(self, name: str) -> Resolution:
         text = name.strip()
         if not text:
             return Resolution(name, (), "none")
@@ -261,7 +277,10 @@ class Names:
 
 def _variants(text: str) -> list[str]:
     """Spellings of a name an endpoint can look up exactly: as written, lower, upper, title
-    and first-capital case, each with and without accents."""
+    and first-capital case, each with and without accents. A script written without spaces
+    has no case, and its marks are letters (Japanese dakuten, Thai vowels): as written."""
+    if unspaced(text):
+        return [text]
     forms = [text, text.lower(), text.upper(), string.capwords(text), text[:1].upper() + text[1:]]
     stripped = [
         "".join(c for c in unicodedata.normalize("NFKD", f) if not unicodedata.combining(c))

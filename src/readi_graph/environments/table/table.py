@@ -19,6 +19,7 @@ import duckdb
 
 from readi_graph.core.base import ReadiError
 from readi_graph.core.text import normalize_name
+from readi_graph.environments.table.format_errors import unreadable
 
 Match = Literal["exact", "normalized", "fuzzy"]
 FUZZY_THRESHOLD = 0.9  # Jaro-Winkler similarity of normalized texts
@@ -66,11 +67,19 @@ class Table:
     # --- constructors ------------------------------------------------------------------------
     @classmethod
     def _build(
-        cls, load: Any, name: str, *, header_row: bool, headers: Sequence[str] | None = None
+        cls,
+        load: Any,
+        name: str,
+        *,
+        header_row: bool,
+        headers: Sequence[str] | None = None,
+        source: str | None = None,
+        kind: str = "table",
     ) -> Table:
         """`load(con)` returns a relation; with `header_row` its first row holds the headers
         (so their exact text, duplicates and blanks included, is kept), else `headers` or the
-        relation's column names do."""
+        relation's column names do. A source DuckDB cannot read is a `TableFormatError`
+        naming it (`source`: the file) in our words."""
         con = duckdb.connect(":memory:")
         try:
             relation = load(con)
@@ -87,12 +96,12 @@ class Table:
             con.unregister("source")
         except (duckdb.Error, OSError) as exc:
             con.close()
-            raise TableFormatError(f"{name}: {exc}") from exc
+            raise TableFormatError(f"{source or name}: {unreadable(exc, kind)}") from exc
         if header_row:
             first = con.execute(f"SELECT {', '.join(idents)} FROM raw WHERE r = 0").fetchall()
             if not first:
                 con.close()
-                raise TableFormatError(f"{name}: empty (no header row)")
+                raise TableFormatError(f"{source or name}: empty (no header row)")
             originals = [str(v) if v is not None else "" for v in first[0]]
             con.execute(
                 f"CREATE TABLE t AS SELECT r - 1 AS r, {', '.join(idents)} FROM raw WHERE r > 0"
@@ -134,14 +143,20 @@ class Table:
                 null_padding=True,
             )
 
-        return cls._build(load, path.name, header_row=True)
+        return cls._build(load, path.name, header_row=True, source=str(path), kind="CSV")
 
     @classmethod
     def from_parquet(cls, path: str | Path) -> Table:
         path = Path(path)
         if not path.is_file():
             raise TableFormatError(f"{path}: no such file")
-        return cls._build(lambda con: con.read_parquet(str(path)), path.name, header_row=False)
+        return cls._build(
+            lambda con: con.read_parquet(str(path)),
+            path.name,
+            header_row=False,
+            source=str(path),
+            kind="Parquet",
+        )
 
     @classmethod
     def from_dataframe(cls, frame: Any, name: str = "dataframe") -> Table:

@@ -12,14 +12,18 @@ from typing import Any, Literal
 
 from readi_graph.core.adapter import ANSWER_SCHEMA
 from readi_graph.core.answer import failed_answer, grounded, triple_names
-from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
+from readi_graph.core.inputs import checked_input
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.parsing import OutputParseError, parse_answer
 from readi_graph.core.prompts import instruction, render
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.linking import linking_notes, topic_entities_for
+from readi_graph.environments.kg.linking import (
+    linking_notes,
+    no_topic_reason,
+    topic_entities_for,
+)
 from readi_graph.strategies.fidelis import beams
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -31,12 +35,10 @@ State = dict[str, Any]
 
 def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     def plan(state: State) -> Steps:
-        question = (state.get("question") or "").strip()
-        if not question:
-            raise InputError('a KG question needs {"question": "..."} (topic entities optional)')
+        checked = checked_input(state)
+        question, given = checked["question"], checked["topic_entities"]
         with Meter("plan") as meter:
-            # the given topic entities, else those found in the question
-            given = state.get("topic_entities")
+            # the given topic entities (resolved), else those found in the question
             found = guarded(meter, lambda: topic_entities_for(kg, question, given))
             topics: list[str] = found.get("topic_entities") or []
             planned = {"keywords": [question], "steps": [], "statement": ""}
@@ -191,7 +193,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 topics = ", ".join(state.get("topic_entities") or [])
                 why = ("the search found no path" if steps[0].get("beams")
                        else f"no topic entity was found ({topics})" if topics
-                       else "no topic entity was given or found in the question")  # fmt: skip
+                       else no_topic_reason(state))  # fmt: skip
                 text, answers = f"The knowledge graph gave no evidence: {why}.", list[str]()
             else:
                 prompt = render(

@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from readi_graph.core.answer import grounded
+from readi_graph.environments.kg.linking import no_topic_reason
 
 Record = dict[str, Any]
 CHOICES = {  # frontier entities whose relation step kept nothing, as the prompt says it
@@ -75,7 +76,7 @@ def no_evidence(state: Record) -> str:
     """Why the knowledge graph gave no triples at all."""
     topics = ", ".join(state.get("topic_entities") or [])
     if not topics:
-        return "no topic entity was given or found in the question"
+        return no_topic_reason(state)
     if not state.get("topics"):
         return f"no topic entity was found in it ({topics})"
     current = state.get("current") or {}

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
+from readi_graph.core.inputs import checked_input
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.prompts import render
@@ -62,12 +63,8 @@ def make_start(kg: KnowledgeGraph) -> Any:
 
     def start(state: State) -> dict[str, Any]:
         run = run_settings(TogContext)
-        question = (state.get("question") or "").strip()
-        if not question:
-            raise InputError(
-                'a KG question needs {"question": "..."} (topic_entities: optional, names or '
-                "IRIs; found in the question when absent)"
-            )
+        checked = checked_input(state)
+        question, given = checked["question"], checked["topic_entities"]
         if min(run.width, run.depth, run.max_candidates) < 1:
             raise InputError("ToG needs width, depth and max_candidates of at least 1")
         refuse_missing_dense(explorer, run)
@@ -81,7 +78,7 @@ def make_start(kg: KnowledgeGraph) -> Any:
 
         def resolve() -> dict[str, Any]:
             # the given topic entities, else those found in the question (none: no call)
-            linked = topic_entities_for(kg, question, state.get("topic_entities"))
+            linked = topic_entities_for(kg, question, given)
             frontier, notes = search.starts(explorer, linked["topic_entities"])
             return {**linked, "frontier": frontier, "notes": linking_notes(linked) + notes}
 
@@ -91,7 +88,7 @@ def make_start(kg: KnowledgeGraph) -> Any:
         return {
             "failure": found.get("failure"),
             "error": None,
-            "topic_entities": found.get("topic_entities", state.get("topic_entities") or []),
+            "topic_entities": found.get("topic_entities", given or []),
             "linking": found.get("linking"),
             "topics": frontier,
             "frontier": frontier,

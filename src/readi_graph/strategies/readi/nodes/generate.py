@@ -5,6 +5,7 @@ from __future__ import annotations
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.base import InputError
 from readi_graph.core.context import current_settings
+from readi_graph.core.inputs import checked_input
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.prompts import render
@@ -16,6 +17,7 @@ __all__ = ["InputError", "make_generate"]
 
 def make_generate(adapter: Adapter, model: ModelRef) -> ModelNode:
     def generate(state: ReadiState) -> Steps:
+        state = {**state, **checked_input(state)}  # type: ignore[typeddict-item]
         with Meter("generate") as meter:
             # the input checked, and the topic entities found in the question if none is given
             # (KG queries: an endpoint that fails here ends the run like any later step)
