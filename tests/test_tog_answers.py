@@ -86,7 +86,9 @@ def test_no_evidence_says_so_by_default_and_asks_the_model_as_an_option(
     said = tog_script({}, answer="{Pedro Almodóvar}")
     out = build_graph(metaqa_kg, said, strategy="tog").invoke(NOBODY)
     assert said.prompts == [] and out["answer_source"] == "none" and out["answers"] == []
-    assert out["answer"].startswith("The knowledge graph gave no evidence: no topic entity")
+    assert out["answer"] == (
+        'The knowledge graph gave no evidence: "Nobody Atall" is not in the knowledge graph (given).'
+    )
     assert TogContext().no_evidence == "say_so" and TogContext.paper().no_evidence != "say_so"
 
     asked = tog_script({}, answer="From what I know. {Pedro Almodóvar}")
@@ -94,7 +96,7 @@ def test_no_evidence_says_so_by_default_and_asks_the_model_as_an_option(
     out = build_graph(metaqa_kg, asked, strategy="tog").invoke(NOBODY, context=context)
     (prompt,) = asked.prompts
     assert tog_kind(prompt) == "knowledge" and "Nobody Atall" in prompt
-    assert "no topic entity was found in it (Nobody Atall)" in prompt
+    assert '"Nobody Atall" is not in the knowledge graph' in prompt
     assert out["answers"] == ["Pedro Almodóvar"] and out["answer_source"] == "model_knowledge"
     assert not out["grounded"] and out["evidence"] == []
     assert out["usage"]["llm_calls"] == 1 <= get("tog").bound(context, 0) == call_bound(3, 3, 1)
