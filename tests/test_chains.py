@@ -1,6 +1,7 @@
-"""Which chains an answer prompt shows (`environments/kg/chains.py`): whole chains, counted
-exactly, on-path and complete chains first, every end once before any end twice, ties in an
-order that is not the alphabet; checked against a brute-force enumeration."""
+"""Which chains an answer prompt shows (`environments/kg/chains.py`, `selection.py`): whole
+chains, counted exactly, on-path and complete chains first, every end once before any end
+twice, ties in an order that is not the alphabet, a node reached twice continued once;
+checked against a brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from readi_graph.core.base import Term, Triple
-from readi_graph.environments.kg.chains import Chain, Link, Paths, Step, Walk, select, tie
+from readi_graph.environments.kg.chains import Chain, Link, Paths, Step, Walk, group_of, tie
+from readi_graph.environments.kg.selection import Selection, Tree, select
 
 TOPIC = Term.iri("urn:topic")
 
@@ -52,6 +54,26 @@ def brute(w: Walk) -> list[Chain]:
     return out
 
 
+def displayed(tree: Tree) -> list[Chain]:
+    """Every chain a tree shows: each way from a root to a link nothing shown continues."""
+    out: list[Chain] = []
+
+    def go(chain: Chain) -> None:
+        nxt = tree.children.get((len(chain) - 1, chain[-1].target), [])
+        if not nxt:
+            out.append(chain)
+        for x in nxt:
+            go((*chain, x))
+
+    for root in tree.roots:
+        go((root,))
+    return out
+
+
+def shown_chains(selection: Selection) -> list[Chain]:
+    return [c for tree in selection.trees.values() for c in displayed(tree)]
+
+
 def test_on_path_chains_come_first_and_every_end_before_a_second_chain() -> None:
     films = [node(f"film{i}") for i in range(4)]
     people = [node(f"p{i}") for i in range(4)]
@@ -63,8 +85,8 @@ def test_on_path_chains_come_first_and_every_end_before_a_second_chain() -> None
     w = walk([hop1, hop2], [("starred",), ("directed_by", "written_by")])
     p = Paths(w, lambda t: False)
     selection = select([p], cap=8, facts={})
-    shown = [c for chains in selection.groups.values() for c in chains]
-    ends = [c[-1].target for c in shown]
+    shown = shown_chains(selection)
+    ends = [link.target for tree in selection.trees.values() for _, link in tree.leaves()]
     # 8 lines: the four directors first (one chain each), nothing of the writers
     assert set(ends) == set(people) and len(ends) == len(set(ends)) == 4
     assert all(c[-1].relation == "directed_by" for c in shown)
@@ -79,7 +101,8 @@ def test_a_cut_does_not_follow_the_alphabet() -> None:
     relabelled ends (the alphabet reversed) give the same selection."""
     ends = [node(f"end{i:02d}") for i in range(30)]
     w = walk([[link(TOPIC, e) for e in ends]], [("r",)])
-    kept = {c[-1].target for c in select([Paths(w, lambda t: False)], 10, {}).groups[("T", ("r",))]}
+    tree = select([Paths(w, lambda t: False)], 10, {}).trees[("T", ("r",))]
+    kept = {link.target for _, link in tree.leaves()}
     assert kept == set(sorted(ends, key=tie)[:10])
     assert kept != set(ends[:10]) and kept != set(ends[-10:])
 
@@ -91,13 +114,13 @@ def test_complete_chains_before_partial_ones_and_bare_compounds_hidden() -> None
     w = walk([hop1, hop2], [("r",), ("s",)])
     p = Paths(w, lambda t: t == cvt)
     selection = select([p], cap=2, facts={})
-    (group,) = selection.groups
-    assert group == ("T", ("r", "s")) and selection.complete[group]
+    (group,) = selection.trees
+    assert group == ("T", ("r", "s")) and selection.trees[group].complete
     assert selection.hidden == 1 and selection.hidden_via == ("r",)
     assert selection.chains == 2  # a -> c, and the partial chain to b
     everything = select([p], cap=10, facts={})
-    assert list(everything.groups) == [("T", ("r", "s")), ("T", ("r",))]
-    assert not everything.complete[("T", ("r",))]
+    assert list(everything.trees) == [("T", ("r", "s")), ("T", ("r",))]
+    assert not everything.trees[("T", ("r",))].complete
 
 
 def test_ends_both_paths_reach_come_first() -> None:
@@ -107,7 +130,7 @@ def test_ends_both_paths_reach_come_first() -> None:
     second = Walk("U", frozenset({other_topic}), [Step("", ("q",))],
                   [[link(other_topic, y, "q"), link(other_topic, z, "q")]], "reached its end")  # fmt: skip
     selection = select([Paths(first, lambda t: False), Paths(second, lambda t: False)], 2, {})
-    shown = {c[-1].target for chains in selection.groups.values() for c in chains}
+    shown = {c[-1].target for c in shown_chains(selection)}
     assert shown == {y}  # y meets both constraints: both its chains, before x or z
     assert selection.ends == 3 and selection.ends_shown == 1
 
@@ -134,23 +157,42 @@ def layered(draw: st.DrawFn) -> Walk:
     return walk(links, [("r", "q")] * hops, ends=ends)
 
 
+def test_a_node_reached_twice_is_continued_once() -> None:
+    """Two actors of the topic film starred in one film: its director is listed once, under
+    the first actor; the second actor's line says the film continues as above."""
+    a, b, film, director = node("a"), node("b"), node("film"), node("director")
+    w = walk([[link(TOPIC, a), link(TOPIC, b)], [link(a, film), link(b, film)],
+              [link(film, director)]], [("r",), ("r",), ("r",)])  # fmt: skip
+    selection = select([Paths(w, lambda t: False)], cap=10, facts={})
+    (tree,) = selection.trees.values()
+    layout = tree.layout({})
+    shown = [(d, x if isinstance(x, Term) else x.object) for d, x in layout]
+    first, second = shown[0][1], shown[3][1]  # the two actors, in a hash order
+    assert {first, second} == {a, b}
+    assert shown == [
+        (0, first), (1, film), (2, director), (0, second), (1, film), (2, film),
+    ]  # fmt: skip
+    assert isinstance(layout[-1][1], Term)  # "film continues as above", not a triple
+    assert selection.lines == len(layout) == 6 and selection.chains_shown == 2
+
+
 @given(layered(), st.integers(1, 12))
 def test_counts_and_chains_match_a_brute_force_enumeration(w: Walk, cap: int) -> None:
     every = brute(w)
     p = Paths(w, lambda t: False)
     selection = select([p], cap, {})
-    shown = [c for chains in selection.groups.values() for c in chains]
+    shown = shown_chains(selection)
     assert selection.chains == len(every)
-    assert set(shown) <= set(every) and len(shown) == len(set(shown))
+    assert set(shown) <= set(every) and len(shown) == len(set(shown)) == selection.chains_shown
     assert selection.ends == len({c[-1].target for c in every})
     assert selection.ends_shown == len({c[-1].target for c in shown})
-    # lines: one per distinct prefix of a tree; within the cap unless one chain alone passes it
-    lines = {(g, c[: i + 1]) for g, cs in selection.groups.items() for c in cs
-             for i in range(len(c))}  # fmt: skip
-    assert selection.lines == len(lines)
-    assert selection.lines <= cap or len(shown) == 1
+    # the lines counted are the lines laid out; within the cap unless one chain passes it
+    laid = sum(len(tree.layout({})) for tree in selection.trees.values())
+    assert selection.lines == laid
+    assert selection.lines <= max(cap, max((len(c) for c in every), default=0))
     # when every chain fits, every chain is shown
-    every_line = {(("T", tuple(x.relation for x in c)), c[: i + 1]) for c in every
-                  for i in range(len(c))}  # fmt: skip
-    if len(every_line) <= cap:
+    whole: dict[object, Tree] = {}
+    for c in every:
+        whole.setdefault(group_of(w, c), Tree({}, True, 0)).add(c)
+    if sum(tree.lines for tree in whole.values()) <= cap:
         assert len(shown) == len(every)

@@ -2,13 +2,14 @@
 
 Readi (its instances), FiDeLiS (its beams) and Think-on-Graph (its kept entities) each say
 what they walked as `chains.Walk`s; `show` picks the chains that fit the cap
-(`chains.select`) and writes them: first the paths walked (per hop the model's words and the
-KG relations walked for them, and what each path reached), then one tree of triples per
+(`selection.select`) and writes them: first the paths walked (per hop the model's words and
+the KG relations walked for them, and what each path reached), then one tree of triples per
 topic entity and relations taken, in which an indented triple continues the chain of the
 triple above it, so every triple shown is connected to its topic entity through triples
-shown. A compound node's other facts (a marriage's dates) hang under it; chains that end at a
-compound node with nothing beyond it are counted, not shown. What was left out is said in
-numbers, in `notes`.
+shown; a node reached again at the same hop says "[X continues as above]" instead of
+repeating what follows it. A compound node's other facts (a marriage's dates) hang under it;
+chains that end at a compound node with nothing beyond it are counted, not shown. What was
+left out is said in numbers, in `notes`.
 """
 
 from __future__ import annotations
@@ -17,29 +18,20 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from readi_graph.core.base import Term, Triple
-from readi_graph.environments.kg.chains import (
-    Chain,
-    Group,
-    Paths,
-    Selection,
-    Step,
-    Walk,
-    select,
-)
+from readi_graph.environments.kg.chains import Chain, Group, Paths, Step, Walk
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.retrieval import tokens
+from readi_graph.environments.kg.selection import Selection, select
 
 INDENT = "  "
+AS_ABOVE = "continues as above"
 MAX_NAMES = 400  # names an answer may be constrained to (the bundled model's schema)
 WORDED = "Paths walked (for each hop, the path's words and [the KG relations walked]):"
 UNWORDED = "Paths walked (for each hop, [the KG relations walked]):"
 LAYOUT = (
-    "They are shown as whole chains from the topic entities: first the paths walked (for "
-    "each hop, the path's words, if it has any, and [the KG relations walked]) and what each "
-    "reached, "
-    "then the chains grouped by the relations they took, where an indented triple continues "
-    "the chain of the triple above it."
+    "They are shown as whole chains: the paths walked first, then the chains they reached, "
+    "by the relations taken; an indented triple continues the chain of the triple above it."
 )
 
 
@@ -74,21 +66,21 @@ def show(
     selection = select(paths, cap, counts, _relevance(question, labels))
     lines, order = _trees(selection, facts, walks)
     names = _Names(kg, labels)
-    shown_lines = [(depth, names.row(t)) for depth, t in lines]
-    shown = {t for _, t in lines}
+    text = "\n".join([*_walked(walks), *_text(lines, order, names)]) or "(none)"
+    shown_lines = [t for _, t in lines if isinstance(t, Triple)]
+    shown = set(shown_lines)
     main: set[Triple] = set()  # the triples of every chain not left out as a bare compound
     for p in paths:
         main |= p.triples(p.leaves)
     main |= {f for n in {x for t in main for x in (t.subject, t.object)} & set(facts)
              for f in facts[n]}  # fmt: skip
     bare = {t for p in paths for t in p.triples(p.hidden)} - main
-    evidence = [t for _, t in lines]
-    evidence += sorted(main - shown, key=Triple.sort_key) + sorted(bare, key=Triple.sort_key)
-    text = "\n".join([*_walked(walks), *_text(shown_lines, order)]) or "(none)"
+    evidence = shown_lines + sorted(main - shown, key=Triple.sort_key)
+    evidence += sorted(bare, key=Triple.sort_key)
     return Shown(
         text=text,
         rows=[names.row(t) for t in dict.fromkeys(evidence)],
-        names=_answer_names(selection, names, lines)[:MAX_NAMES],
+        names=_answer_names(selection, names, shown_lines)[:MAX_NAMES],
         notes=_left_out(selection, cap, len(shown), len(main | shown)),
         selection=selection,
     )
@@ -112,50 +104,19 @@ def _relevance(question: str, labels: dict[Term, str | None]) -> Callable[[Chain
 
 def _trees(
     selection: Selection, facts: dict[Term, list[Triple]], walks: Sequence[Walk]
-) -> tuple[list[tuple[int, Triple]], list[tuple[Group, int, int]]]:
-    """The triples of each group's tree, depth-first (children in the order chosen), each
-    compound node's facts under its first line; and (group, first line, line count)."""
+) -> tuple[list[tuple[int, Triple | Term]], list[tuple[Group, int, int]]]:
+    """Every tree's lines (`Tree.layout`), one topic entity after another, complete chains
+    and the best bound relations first; and (group, first line, line count)."""
     topics = list(dict.fromkeys(w.topic for w in walks))
-    groups = sorted(
-        selection.groups,
-        key=lambda g: (topics.index(g[0]), not selection.complete[g], selection.rank[g]),
-    )
-    lines: list[tuple[int, Triple]] = []
+    trees = selection.trees
+    groups = sorted(trees, key=lambda g: (topics.index(g[0]), not trees[g].complete, trees[g].rank))
+    lines: list[tuple[int, Triple | Term]] = []
     order: list[tuple[Group, int, int]] = []
     for group in groups:
         start = len(lines)
-        tree: dict[tuple[Triple, ...], list[Triple]] = {}
-        for chain in selection.groups[group]:
-            flat = _flat(chain)
-            for i, t in enumerate(flat):
-                children = tree.setdefault(flat[:i], [])
-                if t not in children:
-                    children.append(t)
-        _visit(tree, facts, (), 0, set(), lines)
+        lines += trees[group].layout(facts)
         order.append((group, start, len(lines) - start))
     return lines, order
-
-
-def _visit(
-    tree: dict[tuple[Triple, ...], list[Triple]],
-    facts: dict[Term, list[Triple]],
-    prefix: tuple[Triple, ...],
-    depth: int,
-    faceted: set[Term],
-    lines: list[tuple[int, Triple]],
-) -> None:
-    """Depth-first: each triple, the facts of a compound node it shows first, its children."""
-    for t in tree.get(prefix, []):
-        lines.append((depth, t))
-        for node in (t.subject, t.object):
-            if node in facts and node not in faceted:
-                faceted.add(node)
-                lines.extend((depth + 1, f) for f in facts[node])
-        _visit(tree, facts, (*prefix, t), depth + 1, faceted, lines)
-
-
-def _flat(chain: Chain) -> tuple[Triple, ...]:
-    return tuple(t for link in chain for t in link.triples)
 
 
 def _walked(walks: Sequence[Walk]) -> list[str]:
@@ -174,12 +135,18 @@ def _hop(step: Step) -> str:
     return f'"{step.words}" {relations}' if step.words else relations
 
 
-def _text(lines: list[tuple[int, list[str]]], order: list[tuple[Group, int, int]]) -> list[str]:
+def _text(
+    lines: list[tuple[int, Triple | Term]], order: list[tuple[Group, int, int]], names: _Names
+) -> list[str]:
     out: list[str] = []
     for (topic, relations), start, count in order:
         out.append(f'Chains from "{topic}" via {" -> ".join(relations)}:')
-        for depth, (s, p, o) in lines[start : start + count]:
-            out.append(f"{INDENT * depth}({s}, {p}, {o})")
+        for depth, item in lines[start : start + count]:
+            if isinstance(item, Triple):
+                s, p, o = names.row(item)
+                out.append(f"{INDENT * depth}({s}, {p}, {o})")
+            else:
+                out.append(f"{INDENT * depth}[{names.name(item)} {AS_ABOVE}]")
     return out
 
 
@@ -204,23 +171,21 @@ class _Names:
         return [n for t in terms if not (n := self.name(t)).startswith("<compound")]
 
 
-def _answer_names(
-    selection: Selection, names: _Names, lines: list[tuple[int, Triple]]
-) -> list[str]:
-    ends = [c[-1].target for chains in selection.groups.values() for c in chains]
-    nodes = [n for _, t in lines for n in (t.subject, t.object)]
+def _answer_names(selection: Selection, names: _Names, lines: list[Triple]) -> list[str]:
+    ends = [link.target for tree in selection.trees.values() for _, link in tree.leaves()]
+    nodes = [n for t in lines for n in (t.subject, t.object)]
     return list(dict.fromkeys(names.named([*ends, *nodes])))
 
 
 def _left_out(selection: Selection, cap: int, shown: int, total: int) -> list[str]:
     notes = []
-    chains = sum(len(c) for c in selection.groups.values())
-    if chains < selection.chains or shown < total or selection.ends_shown < selection.ends:
+    chains, ends = selection.chains, selection.ends
+    if selection.chains_shown < chains or shown < total or selection.ends_shown < ends:
         notes.append(
             f"Left out to keep the evidence within {cap} lines, whole chains at a time: "
-            f"{selection.chains - chains} of {selection.chains} chains, {total - shown} of "
-            f"{total} triples; {selection.ends - selection.ends_shown} of {selection.ends} "
-            "end nodes are the end of no chain shown."
+            f"{chains - selection.chains_shown} of {chains} chains, {total - shown} of "
+            f"{total} triples; {ends - selection.ends_shown} of {ends} end nodes are the end "
+            "of no chain shown."
         )
     if selection.hidden:
         via = ", ".join(selection.hidden_via)

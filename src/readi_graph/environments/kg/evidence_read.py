@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from readi_graph.environments.kg.evidence import INDENT
+from readi_graph.environments.kg.evidence import AS_ABOVE, INDENT
 
 _HEADER = re.compile(r'^Chains from "(?P<topic>.*)" via (?P<via>.*):$')
 
@@ -24,7 +24,7 @@ class Line:
 
 def lines(text: str) -> list[Line]:
     """The triple lines of every tree in `text`, in order (other lines are skipped)."""
-    found: list[tuple[str, tuple[str, ...], int, tuple[str, str, str]]] = []
+    found: list[tuple[str, tuple[str, ...], int, tuple[str, str, str] | None]] = []
     topic, relations = "", ()
     for raw in text.splitlines():
         header = _HEADER.match(raw.strip())
@@ -38,11 +38,14 @@ def lines(text: str) -> list[Line]:
             triple = _split(body[1:-1], relation)
             if triple is not None:
                 found.append((topic, relations, depth, triple))
+        elif topic and body.startswith("[") and body.endswith(f" {AS_ABOVE}]"):
+            found.append((topic, relations, depth, None))  # the chain goes on, shown above
         elif body.strip():
             topic = ""  # the trees ended
     return [
         Line(t, r, d, triple, leaf=i + 1 == len(found) or found[i + 1][2] <= d)
         for i, (t, r, d, triple) in enumerate(found)
+        if triple is not None
     ]
 
 
