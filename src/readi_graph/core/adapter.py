@@ -30,6 +30,7 @@ class Material:
     path: list[str] = field(default_factory=list)  # the final path, rendered
     no_evidence: str | None = None  # why there is nothing to answer from (no LLM call then)
     notes: list[str] = field(default_factory=list)  # caveats the answer model was told
+    names: list[str] | None = None  # the names an answer may take (None: any text)
 
 
 class Adapter(Protocol):

@@ -34,8 +34,8 @@ KNOWLEDGE_TRIPLES = "Knowledge Triples:"  # the KG answer prompt's triples (the 
 REACHED_BY = "Reached by: "  # ToG: the path to the entity whose relations are chosen
 RELATIONS_LIST = "Relations:\n"  # ToG: the relations to choose from, one per line
 CANDIDATES_LIST = "Candidates:\n"  # ToG: the entities to score, one per line
-TRIPLES = "Knowledge Triples:\n"  # ToG: the triples, by depth
-DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N
+TRIPLES = "Knowledge Triples:\n"  # ToG: the triples (by depth, or as chains in the answer)
+DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N (the flat layout)
 CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
 CHOOSE = "Choose "  # FiDeLiS's selection: `Choose N:`, the beam width
 STATEMENT = "Statement: "  # FiDeLiS's verification: the plan's declarative statement
@@ -56,5 +56,5 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST),
     "tog_entities": (TOG_ENTITIES, QUESTION, CANDIDATES_LIST),
     "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),
-    "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
+    "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES),
 }

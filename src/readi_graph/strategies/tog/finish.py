@@ -25,6 +25,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.render import labelled_triples
 from readi_graph.strategies.tog import search
 from readi_graph.strategies.tog.context import TogContext
+from readi_graph.strategies.tog.evidence import shown_triples
 from readi_graph.strategies.tog.parsing import parse_verdict
 
 State = dict[str, Any]
@@ -73,6 +74,16 @@ def _line(row: list[str]) -> str:
 def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
     rows, text = evidence(explorer, state.get("explored") or [])
     return {"rows": rows, "text": text}
+
+
+def _answer_facts(explorer: Explorer, state: State, run: TogContext) -> dict[str, Any]:
+    """The final prompt's evidence: whole chains from the topic entities (the default), or
+    the triples by depth (`evidence_layout="flat"`, the published form)."""
+    got = _facts(explorer, state)
+    if run.evidence_layout == "flat":
+        names = [x for s, _, o in got["rows"] for x in (s, o) if not x.startswith("<compound")]
+        return {**got, "layout": "", "notes": [], "names": names}
+    return {**got, **shown_triples(explorer.kg, state, run)}
 
 
 def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
@@ -147,7 +158,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
         run = run_settings(TogContext)
         left = int(state.get("calls_left", 0))
         with Meter("answer") as meter:
-            got = guarded(meter, lambda: _facts(explorer, state))
+            got = guarded(meter, lambda: _answer_facts(explorer, state, run))
             if "failure" in got:
                 failed = failed_answer({**state, "failure": got["failure"]})
                 return {**failed, "answer_source": "none", "attempts": pending,
@@ -172,7 +183,8 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                     run.prompt_budget,
                     question=state["question"],
                     triples=got["text"],
-                    notes=notes_text(list(state.get("notes") or [])),
+                    layout=got["layout"],
+                    notes=notes_text([*(state.get("notes") or []), *got["notes"]]),
                     why=_why(state, run, bool(pending)),
                     instruction=instruction(run.answer_from, "the knowledge triples below"),
                 )
@@ -186,6 +198,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 source = "model_knowledge" if knowledge else "graph"
         return {
             **_final(state, got["rows"], answers, text),
+            "notes": [*(state.get("notes") or []), *got.get("notes", [])],
             "answer_source": source,
             "calls_left": left,
             "attempts": pending,
