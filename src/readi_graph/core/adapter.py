@@ -8,7 +8,7 @@ crosses the interface is plain JSON, because it lives in the graph's state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -92,3 +92,17 @@ ANSWER_SCHEMA: Record = {
     },
     "required": ["thought", "answers"],
 }
+MAX_ANSWER_NAMES = 400  # an enum this long compiles in milliseconds (llguidance)
+
+
+def answer_schema(names: Sequence[str] | None, answer_from: str = "evidence") -> Record:
+    """The answer reply's schema; with `names` (the evidence's names, as the prompt shows
+    them) and answers from the evidence only, each answer must be one of them (an enum, the
+    first `MAX_ANSWER_NAMES`), so a model whose replies are constrained cannot write a name
+    the evidence does not hold. An empty list of answers stays allowed ("not answered")."""
+    chosen = list(dict.fromkeys(n for n in names or () if n))[:MAX_ANSWER_NAMES]
+    if not chosen or answer_from != "evidence":
+        return ANSWER_SCHEMA
+    items = {"type": "string", "enum": chosen}
+    answers = {"type": "array", "items": items, "maxItems": min(len(chosen), 8)}
+    return {**ANSWER_SCHEMA, "properties": {**ANSWER_SCHEMA["properties"], "answers": answers}}

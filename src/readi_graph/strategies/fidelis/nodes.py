@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.adapter import answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
@@ -213,7 +213,8 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                         "the reasoning paths below, found in a knowledge graph",
                     ),
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(shown["names"], run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 parsed = parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.adapter import answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
@@ -188,7 +188,8 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                     why=_why(state, run, bool(pending)),
                     instruction=instruction(run.answer_from, "the knowledge triples below"),
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(got["names"], run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 left -= 1
                 parsed = parse_answer(text)
                 meter.count("answers")

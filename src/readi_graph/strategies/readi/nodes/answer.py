@@ -6,7 +6,7 @@ answer says why. When the model's answer cannot be read, the instances themselve
 
 from __future__ import annotations
 
-from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
+from readi_graph.core.adapter import Adapter, answer_schema
 from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.context import current_settings
 from readi_graph.core.llm import ModelRef
@@ -31,7 +31,8 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                     question=state["question"],
                     **material.prompt_values,
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(material.names, run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 parsed = adapter.parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
