@@ -124,3 +124,21 @@ def test_each_strategy_sends_the_names_its_answer_prompt_shows(strategy: str) ->
     context = ReadiContext(answer_from="evidence_and_knowledge")
     build_graph(demo_kg(), model, strategy=strategy).invoke(QUESTION, context=context)
     assert model.schemas[-1] == ANSWER_SCHEMA
+
+
+@pytest.mark.parametrize(
+    ("strategy", "flat"),
+    [("readi", "\n(My Big Fat Greek Wedding, in_language, Greek)\n"), ("fidelis", "verified) "),
+     ("tog", "\nDepth 1:\n")],
+)  # fmt: skip
+def test_the_flat_layout_is_each_papers_form(strategy: str, flat: str) -> None:
+    """`evidence_layout="flat"`: the published evidence and its own prompt, no chains, and
+    the answer still held to the names shown."""
+    model = Constrained(messages=iter([]), reply=_reply, schemas=[])
+    context = ReadiContext(evidence_layout="flat")
+    build_graph(demo_kg(), model, strategy=strategy).invoke(QUESTION, context=context)
+    prompt = model.prompts[-1]
+    assert "Answer the question using only" in prompt and "Chains from" not in prompt
+    assert "Paths walked" not in prompt and flat in prompt.split("### Your turn")[-1]
+    enum = model.schemas[-1]["properties"]["answers"]["items"]["enum"]
+    assert enum and all(name in prompt.split("### Your turn")[-1] for name in enum)

@@ -144,7 +144,7 @@ def test_the_flat_layout_is_the_papers_set_of_triples() -> None:
     }  # fmt: skip
     material = _prompt_values(kg, state, evidence_layout="flat")
     text = material.prompt_values["triples"]
-    assert "Paths walked" not in text and not material.prompt_values["layout"]
+    assert "Paths walked" not in text and material.prompt == "kg_answer_flat"
     lines = text.splitlines()  # one set of triples, each on its own line, none indented
     assert lines == [f"({s}, {p}, {o})" for s, p, o in material.evidence] and len(lines) == 3
     assert "(<compound 1>, sports.tenure.coach, Ada Quill)" in text

@@ -31,6 +31,7 @@ class Material:
     no_evidence: str | None = None  # why there is nothing to answer from (no LLM call then)
     notes: list[str] = field(default_factory=list)  # caveats the answer model was told
     names: list[str] | None = None  # the names an answer may take (None: any text)
+    prompt: str | None = None  # the answer prompt's file, if not the adapter's own
 
 
 class Adapter(Protocol):

@@ -46,6 +46,7 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "kg_generate": (KG_GENERATE, QUESTION),
     "kg_edit": (KG_EDIT, QUESTION, PREVIOUS_PATH, CANDIDATE_RELATIONS, EARLIER_RELATIONS),
     "kg_answer": (QUESTION, KNOWLEDGE_TRIPLES),
+    "kg_answer_flat": (QUESTION, KNOWLEDGE_TRIPLES),
     "table_generate": (TABLE_GENERATE, QUESTION),
     "table_edit": (QUESTION,),
     "table_answer": (QUESTION,),
@@ -53,8 +54,10 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),
     "fidelis_verify": (FIDELIS_VERIFY, STATEMENT, PATH),
     "fidelis_reason": (QUESTION, REASONING_PATHS),
+    "fidelis_reason_flat": (QUESTION, REASONING_PATHS),
     "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST),
     "tog_entities": (TOG_ENTITIES, QUESTION, CANDIDATES_LIST),
     "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),
     "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES),
+    "tog_answer_flat": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
 }

@@ -229,7 +229,7 @@ class KGAdapter:
             evidence=shown.rows,
             prompt_values={
                 "triples": shown.text,
-                "layout": READI_LAYOUT if ctx.evidence_layout == "chains" else "",
+                "layout": READI_LAYOUT,
                 "instruction": instruction(ctx.answer_from, source),
                 "notes": notes_text(notes),
             },
@@ -241,6 +241,7 @@ class KGAdapter:
             if shown.rows
             else no_evidence(state, "knowledge graph", "no path was instantiated"),
             names=shown.names,
+            prompt="kg_answer_flat" if ctx.evidence_layout == "flat" else None,
         )
 
     def parse_answer(self, text: str) -> list[str] | None:

@@ -16,10 +16,6 @@ from readi_graph.environments.kg.records import term_from
 from readi_graph.strategies.fidelis import beams
 
 Beam = dict[str, Any]
-FLAT = (
-    'Paths marked "verified" were checked to entail the answer; unverified paths are the '
-    "search's best guesses."
-)
 VERIFIED = "verified: the search checked that it entails the answer"
 UNVERIFIED = "unverified: one of the search's best guesses"
 
@@ -52,13 +48,19 @@ def walk(beam: Beam, verified: bool) -> Walk:
 def shown_paths(
     kg: KnowledgeGraph, kept: Sequence[Beam], verified: bool, question: str, run: RunContext
 ) -> dict[str, Any]:
-    """The answer prompt's `paths`, its layout sentence, notes and the names an answer may
-    take: whole chains (default), or the paper's form, each path on one line marked
-    verified or not (`evidence_layout="flat"`)."""
+    """The answer prompt (its file, `paths`, layout sentence and notes) and the names an
+    answer may take: whole chains (default), or the paper's form, each path on one line
+    marked verified or not (`evidence_layout="flat"`, its own prompt file)."""
     if run.evidence_layout == "flat":
         mark = "verified" if verified else "unverified"
         text = "\n".join(f"({mark}) {beams.text(b)}" for b in kept)
         names = [x for b in kept for s, _, o in beams.triples(b) for x in (s, o)]
-        return {"text": text, "layout": FLAT, "notes": [], "names": names}
+        return {"prompt": "fidelis_reason_flat", "text": text, "notes": [], "names": names}
     shown: Shown = show(kg, [walk(b, verified) for b in kept], run.evidence_cap, question)
-    return {"text": shown.text, "layout": LAYOUT, "notes": shown.notes, "names": shown.names}
+    return {
+        "prompt": "fidelis_reason",
+        "text": shown.text,
+        "layout": LAYOUT,
+        "notes": shown.notes,
+        "names": shown.names,
+    }

@@ -202,11 +202,11 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                     return {**failed_answer(shown), "usage": meter.usage}
                 told = shown["notes"]
                 prompt = render(
-                    "fidelis_reason",
+                    shown["prompt"],
                     run.prompt_budget,
                     question=state["question"],
                     paths=shown["text"],
-                    layout=shown["layout"],
+                    layout=shown.get("layout", ""),
                     notes=notes_text(shown["notes"]),
                     instruction=instruction(
                         run.answer_from,

@@ -77,13 +77,13 @@ def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
 
 
 def _answer_facts(explorer: Explorer, state: State, run: TogContext) -> dict[str, Any]:
-    """The final prompt's evidence: whole chains from the topic entities (the default), or
-    the triples by depth (`evidence_layout="flat"`, the published form)."""
+    """The final prompt (its file) and its evidence: whole chains from the topic entities
+    (the default), or the triples by depth (`evidence_layout="flat"`, the published form)."""
     got = _facts(explorer, state)
     if run.evidence_layout == "flat":
         names = [x for s, _, o in got["rows"] for x in (s, o) if not x.startswith("<compound")]
-        return {**got, "layout": "", "notes": [], "names": names}
-    return {**got, **shown_triples(explorer.kg, state, run)}
+        return {**got, "prompt": "tog_answer_flat", "layout": "", "notes": [], "names": names}
+    return {**got, "prompt": "tog_answer", **shown_triples(explorer.kg, state, run)}
 
 
 def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
@@ -179,7 +179,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 text, answers = "", [c["name"] for c in last]
             else:
                 prompt = render(
-                    "tog_answer",
+                    got["prompt"],
                     run.prompt_budget,
                     question=state["question"],
                     triples=got["text"],

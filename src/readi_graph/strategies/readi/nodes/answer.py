@@ -26,7 +26,7 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                 text, answers = material.no_evidence, []
             else:
                 prompt = render(
-                    adapter.prompts["answer"],
+                    material.prompt or adapter.prompts["answer"],
                     run.prompt_budget,
                     question=state["question"],
                     **material.prompt_values,
