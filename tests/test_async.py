@@ -14,6 +14,7 @@ import pytest
 
 from readi_graph.datasets.metaqa import load_questions
 from readi_graph.datasets.metaqa_offline import OfflineModel
+from readi_graph.environments.kg import evidence_read
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.latency import Delayed
 from readi_graph.graph import build_graph
@@ -73,12 +74,13 @@ def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) 
             return json.dumps([int(n) for n, text in lines if "Back to the Future" in text])
         if "You check" in prompt:
             return "yes"
-        return "{" + " | ".join(re.findall(r"(?m)-> ([^>\n]+)$", own)) + "}"
+        return "{" + " | ".join(evidence_read.ends(own)) + "}"  # the chains' ends, as shown
 
     graph = build_graph(metaqa_kg, function_model(reply), strategy="fidelis")
     result = asyncio.run(graph.ainvoke(QUESTION))
     films = ["Back to the Future", "Back to the Future Part II", "Back to the Future Part III"]
-    assert result["answers"] == films and result["grounded"] and result.get("error") is None
+    assert sorted(result["answers"]) == films and result["grounded"]
+    assert result.get("error") is None
     assert result["evidence"] == [[f, "directed_by", "Robert Zemeckis"] for f in films]
     assert result["path"] == [f"Robert Zemeckis -> <- directed_by -> {f}" for f in films]
     # plan, one selection among the 10 candidates, a verification per kept beam, the answer

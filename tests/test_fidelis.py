@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from readi_graph.core.parsing import OutputParseError
+from readi_graph.environments.kg import evidence_read
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -53,7 +54,7 @@ def searcher(wanted: str, *, verify_at: int = 99, plan: dict[str, object] = PLAN
         if kind == "verify":
             path = own.split("Path: ")[-1]
             return "yes, it follows" if path.count(" -> ") >= 2 * verify_at else "no"
-        ends = re.findall(r"-> ([^>\n]+)$", own, re.MULTILINE)
+        ends = evidence_read.ends(own)  # the end of each chain shown
         return "{" + " | ".join(dict.fromkeys(e.strip() for e in ends)) + "}"
 
     return function_model(reply)

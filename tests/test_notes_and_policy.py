@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from readi_graph.core.context import ReadiContext
 from readi_graph.demo import demo_kg
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
@@ -161,26 +163,35 @@ def test_a_cut_keeps_whole_chains_the_most_relevant_first() -> None:
     assert sorted(map(tuple, by_relevance("x", rows, 6, ["Zwick"]))) == sorted(map(tuple, rows))
 
 
-def test_the_prompt_shows_whole_chains_when_evidence_is_cut() -> None:
-    kg = KnowledgeGraph(load_ntriples("".join(
+def _three_films() -> KnowledgeGraph:
+    return KnowledgeGraph(load_ntriples("".join(
         f'<{EX}{film}> <{EX}directed_by> <{EX}zwick> .\n<{EX}{film}> <{EX}in_language> <{EX}{lang}> .\n'
         f'<{EX}{film}> <{LABEL}> "{film}" .\n<{EX}{lang}> <{LABEL}> "{lang}" .\n'
         for film, lang in (("Fat_Albert", "English"), ("Greek_Wedding", "Greek"), ("Elsa", "German"))
     ) + f'<{EX}zwick> <{LABEL}> "Joel Zwick" .\n'))  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", ["chains", "flat"])
+def test_the_prompt_shows_whole_chains_when_evidence_is_cut(layout: str) -> None:
     prompts: list[str] = []
     model = _model({"Joel Zwick": ["Joel Zwick -> directed_by -> in_language"]}, prompts)
-    out = build_graph(kg, model).invoke(
+    out = build_graph(_three_films(), model).invoke(
         {"question": "which Greek films did Joel Zwick direct", "topic_entities": ["Joel Zwick"]},
-        context=ReadiContext(evidence_cap=3),
+        context=ReadiContext(evidence_cap=3, evidence_layout=layout),  # type: ignore[arg-type]
     )
-    shown = [line for line in prompts[-1].split("Knowledge Triples:\n")[-1].splitlines()
-             if line.startswith("(")]  # fmt: skip
+    shown = [line.strip() for line in prompts[-1].split("Knowledge Triples:\n")[-1].splitlines()
+             if line.strip().startswith("(")]  # fmt: skip
     assert len(out["evidence"]) == 6 and len(shown) == 2  # one whole chain, not 1.5
-    assert shown == [
+    assert shown == [  # the chain naming the question's "Greek"
         "(Greek_Wedding, directed_by, Joel Zwick)",
         "(Greek_Wedding, in_language, Greek)",
     ]
-    assert any("4 more triples are not shown (whole chains" in n for n in out["notes"])
+    said = {
+        "chains": "2 of 3 chains, 4 of 6 triples; 2 of 3 end nodes are the end of no chain",
+        "flat": "4 of 6 triples are not shown (whole connected groups were cut",
+    }[layout]
+    assert any(said in n for n in out["notes"]), out["notes"]
+    assert not any("whole chains were kept" in n for n in out["notes"])
 
 
 def test_the_frontier_cap_keeps_the_nodes_other_constraints_reached() -> None:

@@ -32,6 +32,7 @@ def test_section_labels_start_their_line_in_the_fidelis_prompts() -> None:
         ("fidelis_select", (markers.QUESTION, markers.CANDIDATES, markers.CHOOSE)),
         ("fidelis_verify", (markers.STATEMENT, markers.PATH)),
         ("fidelis_reason", (markers.QUESTION, markers.REASONING_PATHS)),
+        ("fidelis_reason_flat", (markers.QUESTION, markers.REASONING_PATHS)),
     ):
         lines = load(template).splitlines(keepends=True)
         for label in labels:

@@ -8,7 +8,7 @@ crosses the interface is plain JSON, because it lives in the graph's state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,6 +30,8 @@ class Material:
     path: list[str] = field(default_factory=list)  # the final path, rendered
     no_evidence: str | None = None  # why there is nothing to answer from (no LLM call then)
     notes: list[str] = field(default_factory=list)  # caveats the answer model was told
+    names: list[str] | None = None  # the names an answer may take (None: any text)
+    prompt: str | None = None  # the answer prompt's file, if not the adapter's own
 
 
 class Adapter(Protocol):
@@ -96,3 +98,17 @@ ANSWER_SCHEMA: Record = {
     },
     "required": ["thought", "answers"],
 }
+MAX_ANSWER_NAMES = 400  # an enum this long compiles in milliseconds (llguidance)
+
+
+def answer_schema(names: Sequence[str] | None, answer_from: str = "evidence") -> Record:
+    """The answer reply's schema; with `names` (the evidence's names, as the prompt shows
+    them) and answers from the evidence only, each answer must be one of them (an enum, the
+    first `MAX_ANSWER_NAMES`), so a model whose replies are constrained cannot write a name
+    the evidence does not hold. An empty list of answers stays allowed ("not answered")."""
+    chosen = list(dict.fromkeys(n for n in names or () if n))[:MAX_ANSWER_NAMES]
+    if not chosen or answer_from != "evidence":
+        return ANSWER_SCHEMA
+    items = {"type": "string", "enum": chosen}
+    answers = {"type": "array", "items": items, "maxItems": min(len(chosen), 8)}
+    return {**ANSWER_SCHEMA, "properties": {**ANSWER_SCHEMA["properties"], "answers": answers}}

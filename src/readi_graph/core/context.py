@@ -46,7 +46,19 @@ class RunContext:
         },
     )
     evidence_cap: int = field(
-        default=120, metadata={"description": "Triples shown to the answer prompt (stated if cut)."}
+        default=120,
+        metadata={
+            "description": "Triple lines shown to the answer prompt (what is cut is stated)."
+        },
+    )
+    evidence_layout: Literal["chains", "flat"] = field(
+        default="chains",
+        metadata={
+            "description": "How KG evidence is shown to the answer step: whole chains from the "
+            "topic entities under the paths walked, cut by whole chains, best supported first "
+            "(default); or each strategy's published form (Readi: one set of triples; FiDeLiS: "
+            "its paths, one per line; ToG: the triples by depth)."
+        },
     )
     llm_timeout: float = field(
         default=120.0, metadata={"description": "Seconds one model call may take (then retried)."}

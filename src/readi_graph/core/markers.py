@@ -40,8 +40,8 @@ CHOOSE_AT_MOST = "Choose at most "  # ToG: `Choose at most W:`, the width
 RELATIONS_LIST = "Relations:\n"  # ToG: the relations to choose from, one per line
 CANDIDATES_LIST = "Candidates:\n"  # ToG: the entities to score, one per line
 RELATION = "Relation: "  # ToG's entity prompt: the relation the candidates were reached by
-TRIPLES = "Knowledge Triples:\n"  # ToG: the triples, by depth
-DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N
+TRIPLES = "Knowledge Triples:\n"  # ToG: the triples (by depth, or as chains in the answer)
+DEPTH = "Depth "  # ToG: `Depth N:` opens the triples found at depth N (the flat layout)
 CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
 CHOOSE = "Choose "  # FiDeLiS's selection: `Choose N:`, the beam width
 STATEMENT = "Statement: "  # FiDeLiS's verification: the plan's declarative statement
@@ -68,6 +68,7 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
         CANDIDATE_RELATIONS,
     ),
     "kg_answer": (QUESTION, KNOWLEDGE_TRIPLES),
+    "kg_answer_flat": (QUESTION, KNOWLEDGE_TRIPLES),
     "table_generate": (TABLE_GENERATE, QUESTION),
     "table_edit": (QUESTION,),
     "table_answer": (QUESTION,),
@@ -75,10 +76,12 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),
     "fidelis_verify": (FIDELIS_VERIFY, STATEMENT, PATH),
     "fidelis_reason": (QUESTION, REASONING_PATHS),
+    "fidelis_reason_flat": (QUESTION, REASONING_PATHS),
     "tog_relations": (TOG_RELATIONS, QUESTION, REACHED_BY, RELATIONS_LIST, CHOOSE_AT_MOST),
     "tog_entities": (TOG_ENTITIES, QUESTION, REACHED_BY, RELATION, CANDIDATES_LIST),
     "tog_entities_share": (TOG_ENTITIES, QUESTION, REACHED_BY, RELATION, CANDIDATES_LIST),
     "tog_knowledge": (TOG_KNOWLEDGE, QUESTION),
     "tog_reason": (TOG_REASON, QUESTION, TRIPLES, DEPTH),
-    "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
+    "tog_answer": (TOG_ANSWER, QUESTION, TRIPLES),
+    "tog_answer_flat": (TOG_ANSWER, QUESTION, TRIPLES, DEPTH),
 }

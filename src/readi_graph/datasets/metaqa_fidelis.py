@@ -12,8 +12,8 @@ relation chain (from the question type, `datasets/metaqa.gold_plan`), never its 
   Path-RAG's first candidates (the oracle has nothing better to go on);
 - verify: "yes" once a path has walked the whole chain, else "no";
 - reason: a fixed rule over what the prompt shows, never the gold answers: the last entity of
-  each verified path (of every path when none is verified), the ends most paths reach first,
-  ties in the order shown.
+  each verified path (of every path when none is verified; in the chains layout, the end of
+  each chain shown), the ends most paths reach first, ties in the order shown.
 
 So hit@1 asks "does the search, steered by a perfect judge of relations, reach a gold answer
 first?": it measures the environment and the loop, not a model's judgement.
@@ -35,6 +35,7 @@ from readi_graph.core import markers
 from readi_graph.core.base import ReadiError
 from readi_graph.datasets.metaqa import MetaQAQuestion
 from readi_graph.datasets.metaqa_offline import RELATIONS, gold_steps
+from readi_graph.environments.kg import evidence_read
 
 ANSWER_RULE = "Oracle answer: the ends of the verified paths, those most paths reach first."
 _STATEMENT = re.compile(r'^\*placeholder\* answers the question "(.*)"$')
@@ -147,10 +148,12 @@ class FidelisOracle(BaseChatModel):
         return "no: the path does not walk the question's relation chain (yet)."
 
     def _reason(self, prompt: str) -> str:
-        shown = [m.groups() for m in map(_SHOWN.match, _after(prompt, markers.REASONING_PATHS)
-                                         .splitlines()) if m]  # fmt: skip
+        own = _after(prompt, markers.REASONING_PATHS)
+        shown = [m.groups() for m in map(_SHOWN.match, own.splitlines()) if m]
         verified = [path for kind, path in shown if kind == "verified"]
+        # the paper's layout marks each path; the chains layout shows one kind of path
         ends = [walk(path)[1] for path in verified or [path for _, path in shown]]
+        ends = ends or evidence_read.ends(own)
         support = Counter(ends)
         first = {end: i for i, end in reversed(list(enumerate(ends)))}
         answers = sorted(support, key=lambda e: (-support[e], first[e]))

@@ -34,6 +34,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from readi_graph.core import markers
 from readi_graph.datasets.metaqa import MetaQAQuestion
 from readi_graph.datasets.metaqa_offline import gold_steps
+from readi_graph.environments.kg import evidence_read
 
 YOUR_TURN = "### Your turn"
 
@@ -56,7 +57,18 @@ def block(text: str, marker: str) -> list[str]:
 
 
 def depths(text: str) -> dict[int, list[str]]:
-    """The triple lines of each `Depth N:` section of a ToG prompt."""
+    """The triple lines of each `Depth N:` section of a ToG prompt, or, where the triples are
+    shown as chains, of each depth of the chain trees (no compound node on MetaQA: a line's
+    depth in its tree is the search depth it was found at)."""
+    if any(line.startswith(markers.DEPTH) for line in block(text, markers.TRIPLES)):
+        return _sections(text)
+    found: dict[int, list[str]] = {}
+    for line in evidence_read.lines(text):
+        found.setdefault(line.depth + 1, []).append(", ".join(line.triple))
+    return found
+
+
+def _sections(text: str) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {}
     current: list[str] | None = None
     for line in block(text, markers.TRIPLES):

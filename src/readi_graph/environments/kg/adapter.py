@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from readi_graph.core.adapter import Material, Record, no_evidence
 from readi_graph.core.answer import triple_names
-from readi_graph.core.base import InputError, Term, Triple
+from readi_graph.core.base import InputError
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.diagnosis import Diagnosis
 from readi_graph.core.parsing import parse_answer
@@ -18,8 +18,15 @@ from readi_graph.core.state import ReadiState
 from readi_graph.environments.kg import linking
 from readi_graph.environments.kg.diagnosis import diagnose
 from readi_graph.environments.kg.editing import edit_values, parse_edit
-from readi_graph.environments.kg.instantiation import Instance, bind, connect, merge
+from readi_graph.environments.kg.instantiation import Instance, bind, connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.material import (
+    READI_LAYOUT,
+    chains_evidence,
+    fallback,
+    final_instances,
+    flat_evidence,
+)
 from readi_graph.environments.kg.parsing import parse_kg_paths
 from readi_graph.environments.kg.paths import Binding, KGPath
 from readi_graph.environments.kg.records import (
@@ -29,13 +36,7 @@ from readi_graph.environments.kg.records import (
     instance_record,
     step_record,
 )
-from readi_graph.environments.kg.render import (
-    by_relevance,
-    compound_facts,
-    labelled_triples,
-    path_line,
-    triples_text,
-)
+from readi_graph.environments.kg.render import path_line
 from readi_graph.environments.kg.topics import ambiguity_notes
 
 
@@ -46,38 +47,6 @@ def _rank(kg: KnowledgeGraph, instance: Instance) -> tuple[int, int]:
         named = any(not kg.is_compound(t, labels.get(t)) for t in instance.frontier)
         return (2 if named else 1, instance.depth)
     return (0, instance.depth)
-
-
-def _evidence(
-    instances: list[Instance],
-) -> tuple[tuple[Term, ...], list[Triple], list[str]]:
-    """(answer nodes, triples, notes): the merge of complete instances, else the deepest
-    prefixes. A fallback is never silent: the notes say what was done instead."""
-    merged = merge(instances)
-    if merged.answers:
-        voters = [i for i in instances if i.complete and i.frontier]
-        notes = []
-        if not merged.intersected:
-            topics = ", ".join(f'"{i.path.topic}"' for i in voters)
-            notes.append(
-                f"The constraints from {topics} share no answer; the answers of each are "
-                "shown together (their union), not their intersection."
-            )
-        if len(voters) < len(instances):
-            left = ", ".join(f'"{i.path.topic}"' for i in instances if i not in voters)
-            notes.append(f"The path from {left} was not instantiated; it constrains nothing.")
-        return merged.answers, merged.evidence, notes
-    deepest = max((i.depth for i in instances), default=0)
-    partial = [i for i in instances if i.depth == deepest and deepest > 0]
-    nodes = tuple(sorted({t for i in partial for t in i.frontier}))
-    notes = []
-    if partial:
-        steps = f"{deepest} step{'s' if deepest > 1 else ''}"
-        notes.append(
-            f"No path was instantiated to its end; the triples are the deepest partial walk "
-            f"({steps})."
-        )
-    return nodes, sorted({t for i in partial for t in i.triples()}), notes
 
 
 class KGAdapter:
@@ -227,44 +196,41 @@ class KGAdapter:
 
     # --- answers -----------------------------------------------------------------------------
     def material(self, state: ReadiState, ctx: ReadiContext) -> Material:
-        chosen = state.get("best_instances") or state.get("instances") or []
-        instances = [instance_from(r) for r in chosen]
-        nodes, triples, notes = _evidence(instances)
-        notes = linking.linking_notes(state) + notes
-        triples = triples + compound_facts(self.kg, triples)
-        evidence = labelled_triples(self.kg, triples)
-        labels = self.kg.labels(nodes)
-        rows: list[Any] = list(evidence)
-        if len(rows) > ctx.evidence_cap:  # cut whole chains, the most relevant kept
-            topics = list(state.get("topic_entities") or [])
-            rows = by_relevance(state.get("question") or "", evidence, ctx.evidence_cap, topics)
-        shown = triples_text(rows, len(rows))
+        """The final plan's instances as evidence: whole chains (the default) or the
+        paper's flat set of triples (`evidence_layout`), with notes on what was left out."""
+        instances, dropped = final_instances(state)
+        topics = list(state.get("topic_entities") or [])
+        question = state.get("question") or ""
+        if ctx.evidence_layout == "flat":
+            shown, notes = flat_evidence(self.kg, instances, question, topics, ctx.evidence_cap)
+        else:
+            shown, notes = chains_evidence(self.kg, instances, question, ctx.evidence_cap)
+        notes = linking.linking_notes(state) + dropped + notes + shown.notes
         if any(h.capped or h.truncated for i in instances for h in i.hops):
             cap = self.kg.settings.frontier_cap
             notes.append(f"The walk kept {cap} nodes per step; more exist and are not shown.")
-        if len(evidence) > len(rows):
-            left = len(evidence) - len(rows)
-            notes.append(
-                f"{left} more triples are not shown (whole chains were kept, the most relevant "
-                "to the question first)."
-            )
-        for topic in state.get("topic_entities") or []:
+        for topic in topics:
             notes += ambiguity_notes(self.kg, self.kg.resolve(topic))
         source = "the knowledge triples (subject, relation, object) below"
+        nodes = fallback(instances)
+        labels = self.kg.labels(nodes)
         return Material(
-            evidence=evidence,
+            evidence=shown.rows,
             prompt_values={
-                "triples": shown,
+                "triples": shown.text,
+                "layout": READI_LAYOUT,
                 "instruction": instruction(ctx.answer_from, source),
                 "notes": notes_text(notes),
             },
             notes=notes,
             fallback=sorted({self.kg.display(t, labels.get(t)) for t in nodes}),
-            known=triple_names(evidence),
+            known=triple_names(shown.rows),
             path=[path_line(i.path.topic, i.path.relations) for i in instances],
             no_evidence=None
-            if evidence
+            if shown.rows
             else no_evidence(state, "knowledge graph", "no path was instantiated"),
+            names=shown.names,
+            prompt="kg_answer_flat" if ctx.evidence_layout == "flat" else None,
         )
 
     def parse_answer(self, text: str) -> list[str] | None:

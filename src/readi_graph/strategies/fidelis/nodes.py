@@ -10,14 +10,14 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.adapter import answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
 from readi_graph.core.inputs import checked_input
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.parsing import OutputParseError, parse_answer
-from readi_graph.core.prompts import instruction, render
+from readi_graph.core.prompts import instruction, notes_text, render
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.linking import (
     linking_notes,
@@ -26,6 +26,7 @@ from readi_graph.environments.kg.linking import (
 )
 from readi_graph.strategies.fidelis import beams
 from readi_graph.strategies.fidelis.context import FidelisContext
+from readi_graph.strategies.fidelis.evidence import shown_paths
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
 from readi_graph.strategies.fidelis.pathrag import candidates
 
@@ -183,10 +184,10 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             return failed_answer(state)
         finished = state.get("finished") or []
         kept = finished or [b for b in state.get("beams") or [] if b["steps"]]
-        lines = [f"({'verified' if finished else 'unverified'}) {beams.text(b)}" for b in kept]
         evidence = [t for b in kept for t in beams.triples(b)]
         ends = sorted({b["steps"][-1]["label"] for b in kept})
         run = run_settings(FidelisContext)
+        told: list[str] = []  # what the answer prompt said was left out
         with Meter("reason") as meter:
             if not kept:
                 steps = state.get("attempts") or [{}]
@@ -196,17 +197,26 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                        else no_topic_reason(state))  # fmt: skip
                 text, answers = f"The knowledge graph gave no evidence: {why}.", list[str]()
             else:
+                shown = guarded(
+                    meter, lambda: shown_paths(kg, kept, bool(finished), state["question"], run)
+                )
+                if "failure" in shown:
+                    return {**failed_answer(shown), "usage": meter.usage}
+                told = shown["notes"]
                 prompt = render(
-                    "fidelis_reason",
+                    shown["prompt"],
                     run.prompt_budget,
                     question=state["question"],
-                    paths="\n".join(lines),
+                    paths=shown["text"],
+                    layout=shown.get("layout", ""),
+                    notes=notes_text(shown["notes"]),
                     instruction=instruction(
                         run.answer_from,
                         "the reasoning paths below, found in a knowledge graph",
                     ),
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(shown["names"], run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 parsed = parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
@@ -218,7 +228,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             "evidence": evidence,
             "grounded": grounded(answers, known),
             "path": [beams.text(b) for b in kept],
-            "notes": linking_notes(state),
+            "notes": linking_notes(state) + told,
             "edits": 0,
             "usage": meter.usage,
         }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from readi_graph.core.adapter import ANSWER_SCHEMA
+from readi_graph.core.adapter import ANSWER_SCHEMA, answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
@@ -27,6 +27,7 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.render import labelled_triples
 from readi_graph.strategies.tog import ending, search
 from readi_graph.strategies.tog.context import TogContext
+from readi_graph.strategies.tog.evidence import shown_triples
 from readi_graph.strategies.tog.parsing import parse_verdict
 
 State = dict[str, Any]
@@ -75,6 +76,16 @@ def _line(row: list[str]) -> str:
 def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
     rows, text = evidence(explorer, state.get("explored") or [])
     return {"rows": rows, "text": text}
+
+
+def _answer_facts(explorer: Explorer, state: State, run: TogContext) -> dict[str, Any]:
+    """The final prompt (its file) and its evidence: whole chains from the topic entities
+    (the default), or the triples by depth (`evidence_layout="flat"`, the published form)."""
+    got = _facts(explorer, state)
+    if run.evidence_layout == "flat":
+        names = [x for s, _, o in got["rows"] for x in (s, o) if not x.startswith("<compound")]
+        return {**got, "prompt": "tog_answer_flat", "layout": "", "notes": [], "names": names}
+    return {**got, "prompt": "tog_answer", **shown_triples(explorer.kg, state, run)}
 
 
 def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
@@ -158,7 +169,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
         run = run_settings(TogContext)
         left = int(state.get("calls_left", 0))
         with Meter("answer") as meter:
-            got = guarded(meter, lambda: _facts(explorer, state))
+            got = guarded(meter, lambda: _answer_facts(explorer, state, run))
             if "failure" in got:
                 failed = failed_answer({**state, "failure": got["failure"]})
                 return {**failed, "answer_source": "none", "attempts": pending,
@@ -184,15 +195,17 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 text, answers = "", [c["name"] for c in last]
             else:
                 prompt = render(
-                    "tog_answer",
+                    got["prompt"],
                     run.prompt_budget,
                     question=state["question"],
                     triples=got["text"],
-                    notes=notes_text(list(state.get("notes") or [])),
+                    layout=got["layout"],
+                    notes=notes_text([*(state.get("notes") or []), *got["notes"]]),
                     why=ending.why(state, run.depth, bool(pending)),
                     instruction=instruction(run.answer_from, "the knowledge triples below"),
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(got["names"], run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 left -= 1
                 parsed = parse_answer(text)
                 meter.count("answers")
@@ -200,6 +213,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 answers = [c["name"] for c in last] if parsed is None else parsed
         return {
             **_final(state, got["rows"], answers, text),
+            "notes": [*(state.get("notes") or []), *got.get("notes", [])],
             "calls_left": left,
             "attempts": pending,
             "usage": meter.usage,

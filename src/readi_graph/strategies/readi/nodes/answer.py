@@ -6,7 +6,7 @@ answer says why. When the model's answer cannot be read, the instances themselve
 
 from __future__ import annotations
 
-from readi_graph.core.adapter import ANSWER_SCHEMA, Adapter
+from readi_graph.core.adapter import Adapter, answer_schema
 from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.context import ReadiContext, current_settings
 from readi_graph.core.llm import ModelRef
@@ -27,12 +27,13 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
                 text, answers = material.no_evidence, []
             else:
                 prompt = render(
-                    adapter.prompts["answer"],
+                    material.prompt or adapter.prompts["answer"],
                     run.prompt_budget,
                     question=state["question"],
                     **values,
                 )
-                text = meter.llm((yield prompt, ANSWER_SCHEMA)).text
+                schema = answer_schema(material.names, run.answer_from)
+                text = meter.llm((yield prompt, schema)).text
                 parsed = adapter.parse_answer(text)
                 meter.count("answers")
                 meter.count("answers_unreadable", parsed is None)
