@@ -217,7 +217,7 @@ def test_a_path_left_out_is_kept_where_a_dropped_one_is_not() -> None:
     )
     out, _ = run("made-up-position", POSITION_PLAN, keep, "{Forward}")
     assert len(_roster_triples(out)) == 13  # the team's path still walked, to its roster
-    assert any("their union" in n for n in out["notes"])
+    assert any("share no answer" in n for n in out["notes"])  # both paths reached their end
 
 
 # --- the diagnosis alone, on the walk a model's exact ids make --------------------------------
