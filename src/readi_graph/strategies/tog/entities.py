@@ -14,7 +14,7 @@ one stay in the evidence, not explored, unless the relation step said more hops 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from readi_graph.core.context import run_settings
 from readi_graph.core.llm import ModelRef
@@ -27,9 +27,15 @@ from readi_graph.strategies.tog import leads, scoring, search
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.nodes import similarity
 from readi_graph.strategies.tog.parsing import parse_scores
+from readi_graph.strategies.tog.state import (
+    Candidate,
+    DepthRecord,
+    FrontierEntity,
+    Pair,
+    Tail,
+    TogState,
+)
 
-State = dict[str, Any]
-Record = dict[str, Any]
 SHOWN_CANDIDATES = 30  # candidates per depth kept in the record
 CAPPED = (
     "Some relations reached more entities than were scored: the candidates most similar to "
@@ -40,12 +46,12 @@ CAPPED = (
 def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     explorer = Explorer(kg)
 
-    def entities(state: State) -> Steps:
+    def entities(state: TogState) -> Steps:
         run = run_settings(TogContext)
         question = state["question"]
-        frontier: list[Record] = state.get("frontier") or []
-        pairs: list[Record] = state.get("pairs") or []
-        current: Record = state.get("current") or {}
+        frontier: list[FrontierEntity] = state.get("frontier") or []
+        pairs: list[Pair] = state.get("pairs") or []
+        current: DepthRecord = state.get("current") or {}
         left = int(state.get("calls_left", 0))
         depth = state.get("depth", 0) + 1
         last = depth >= run.depth  # nothing leads on from the last depth: no query for it
@@ -59,7 +65,8 @@ def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 similarity=similar, rank=rank)})  # fmt: skip
             if "failure" in got:
                 return {"failure": got["failure"], "usage": meter.usage}
-            found, capped = got["tails"]
+            found: list[list[Tail]] = got["tails"][0]
+            capped: bool = got["tails"][1]
             distinct = {(r["node"]["kind"], r["node"]["value"]) for rows in found for r in rows}
             # at most W candidates where they are the answers' candidates (the last depth, or
             # no hops left, said the relation step): all are kept, a call changes nothing
@@ -71,7 +78,7 @@ def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             near = guarded(meter, lambda: {"n": leads.around(explorer, found) if shows else {}})
             if "failure" in near:
                 return {"failure": near["failure"], "usage": meter.usage}
-            candidates: list[Record] = []
+            candidates: list[Candidate] = []
             for pair, rows in zip(pairs, found, strict=True):
                 if run.entity_pruning == "random":
                     scores = scoring.drawn(rows, run.seed, question)
@@ -128,9 +135,9 @@ def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
         notes = list(state.get("notes") or [])
         if capped and CAPPED not in notes:
             notes.append(CAPPED)
-        record = {**current, "capped": capped, "candidates": [
+        record: DepthRecord = {**current, "capped": capped, "candidates": [
             {"entity": c["entity"], "relation": c["relation_name"], "name": c["name"],
-             "via": (c.get("via") or {}).get("name"), "score": c["score"],
+             "via": c["via"]["name"] if c["via"] else None, "score": c["score"],
              "kept": id(c) in chosen, "tied": id(c) in extra}
             for c in sorted(candidates, key=lambda c: -c["score"])[:SHOWN_CANDIDATES]
         ]}  # fmt: skip
@@ -158,11 +165,11 @@ def make_entities(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     return model_node(model, entities, native=kg.native_async)
 
 
-def _shown(row: Record) -> str:
+def _shown(row: Tail) -> str:
     via = row.get("via")
     return f"{row['name']} ({via['name']})" if via else str(row["name"])
 
 
-def route_after_entities(state: State) -> Literal["reason", "answer"]:
+def route_after_entities(state: TogState) -> Literal["reason", "answer"]:
     explored = state.get("explored") or []
     return "reason" if explored and explored[-1] and not state.get("failure") else "answer"
