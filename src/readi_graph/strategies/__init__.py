@@ -137,7 +137,7 @@ register(
     Strategy(
         "tog",
         builder="readi_graph.strategies.tog.graph:make_tog_builder",
-        state="readi_graph.strategies.tog.graph:TogState",
+        state="readi_graph.strategies.tog.state:TogState",
         context="readi_graph.strategies.tog.context:TogContext",
         describe="readi_graph.strategies.tog.describe:describe",
         environments=("kg",),

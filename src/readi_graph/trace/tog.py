@@ -4,15 +4,18 @@ Column 0 holds the topic entities; column d the candidates scored at depth d, ke
 (solid, green) and the best pruned ones after them (faded, dashed edges), each joined to the
 entity it was reached from by its relation. Under each column, the sufficiency verdict of that
 depth; the answers close the drawing. Input: the run's `attempts`, one record per depth
-(`kind == "tog"`, written by `strategies/tog`).
+(`kind == "tog"`, `strategies/tog/state.DepthRecord`).
 
 Plain SVG text, no JavaScript and no external resources: the page opens anywhere, offline.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
-from typing import Any
+from typing import Any, TypeGuard
+
+from readi_graph.strategies.tog.state import DepthRecord
 
 COLUMN = 300  # width of one depth (edge + box)
 BOX_W, BOX_H, GAP = 170, 36, 14
@@ -28,7 +31,8 @@ VERDICTS = {
 }
 
 
-def is_tog(attempts: list[dict[str, Any]]) -> bool:
+def is_tog(attempts: list[dict[str, Any]]) -> TypeGuard[list[DepthRecord]]:
+    """A ToG run's attempts: one record per depth (`strategies/tog/state.py`)."""
     return bool(attempts) and all(a.get("kind") == "tog" for a in attempts)
 
 
@@ -63,7 +67,7 @@ def _y(row: int) -> float:
     return TOP + row * (BOX_H + GAP)
 
 
-def drawing(attempts: list[dict[str, Any]], answers: list[str]) -> str:
+def drawing(attempts: Sequence[DepthRecord], answers: list[str]) -> str:
     """The explored tree of a ToG run as one SVG element."""
     depths = [a for a in attempts if a.get("kind") == "tog"]
     parts: list[str] = []

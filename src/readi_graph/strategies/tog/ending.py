@@ -5,12 +5,11 @@ the output: why the search stopped (what the last depth's steps did, not a guess
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from readi_graph.core.answer import grounded
 from readi_graph.environments.kg.linking import no_topic_reason
+from readi_graph.strategies.tog.state import DepthRecord, TogState
 
-Record = dict[str, Any]
 CHOICES = {  # frontier entities whose relation step kept nothing, as the prompt says it
     "none listed": "no relation leaves {names}",
     "none chosen": "none of the relations listed was chosen ({{}}) for {names}",
@@ -31,7 +30,7 @@ def source_of(answers: Sequence[str], known: Collection[str]) -> str:
     return "graph" if grounded(answers, known) else "model_knowledge"
 
 
-def stopped(current: Record) -> str:
+def stopped(current: DepthRecord) -> str:
     """Why a depth kept no entity: what its relation and entity steps did."""
     depth = current.get("depth", 0)
     kept = [r for r in current.get("relations") or [] if r.get("kept")]
@@ -54,7 +53,7 @@ def stopped(current: Record) -> str:
     return f"at depth {depth} every candidate reached was scored 0 (none of them helps)."
 
 
-def why(state: Record, depths: int, emptied: bool) -> str:
+def why(state: TogState, depths: int, emptied: bool) -> str:
     """The final prompt's account of why it is asked: the search stopped, or ran out."""
     current = state.get("current") or {}
     depth = state.get("depth", 0)
@@ -72,7 +71,7 @@ def why(state: Record, depths: int, emptied: bool) -> str:
     return f"after depth {depth} no entity was left to explore."
 
 
-def no_evidence(state: Record) -> str:
+def no_evidence(state: TogState) -> str:
     """Why the knowledge graph gave no triples at all."""
     topics = ", ".join(state.get("topic_entities") or [])
     if not topics:

@@ -12,13 +12,12 @@ from readi_graph.environments.kg.evidence import LAYOUT, show
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.records import term_from
 from readi_graph.strategies.tog import search
+from readi_graph.strategies.tog.state import Candidate, TogState
 
-State = dict[str, Any]
-Record = dict[str, Any]
 DEEPEST = " Chains that reach the deepest depth searched come first."
 
 
-def _link(kept: Record) -> Link:
+def _link(kept: Candidate) -> Link:
     via = kept.get("via")
     relation = str(kept["relation_name"]) + (f" -> {via['name']}" if via else "")
     return Link(
@@ -26,10 +25,10 @@ def _link(kept: Record) -> Link:
     )
 
 
-def walks(state: State) -> list[Walk]:
+def walks(state: TogState) -> list[Walk]:
     """One walk per topic entity the search started from: the relations kept at each depth
     (best scored first) and the entities they reached."""
-    explored: list[list[Record]] = state.get("explored") or []
+    explored: list[list[Candidate]] = state.get("explored") or []
     out = []
     for start in state.get("topics") or []:
         topic = start.get("topic") or start["name"]
@@ -49,7 +48,7 @@ def walks(state: State) -> list[Walk]:
     return out
 
 
-def shown_triples(kg: KnowledgeGraph, state: State, run: RunContext) -> dict[str, Any]:
+def shown_triples(kg: KnowledgeGraph, state: TogState, run: RunContext) -> dict[str, Any]:
     """The answer prompt's triples as chains, its layout sentence, the notes on what was left
     out, and the names an answer may take."""
     shown = show(kg, walks(state), run.evidence_cap, state.get("question") or "")

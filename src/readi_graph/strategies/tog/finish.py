@@ -29,8 +29,8 @@ from readi_graph.strategies.tog import ending, search
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.evidence import shown_triples
 from readi_graph.strategies.tog.parsing import parse_verdict
+from readi_graph.strategies.tog.state import Candidate, TogState
 
-State = dict[str, Any]
 Record = dict[str, Any]
 SUFFICIENCY_SCHEMA: Record = {
     "type": "object",
@@ -48,7 +48,7 @@ POLICY = {
 }
 
 
-def evidence(explorer: Explorer, explored: list[list[Record]]) -> tuple[list[list[str]], str]:
+def evidence(explorer: Explorer, explored: list[list[Candidate]]) -> tuple[list[list[str]], str]:
     """The kept triples as [subject, relation, object] rows (compound nodes numbered, their
     other facts added), and as the prompts show them: by depth, then the compound facts."""
     by_depth = [[t for c in kept for t in search.triples(c)] for kept in explored]
@@ -73,12 +73,12 @@ def _line(row: list[str]) -> str:
     return "(" + ", ".join(row) + ")"
 
 
-def _facts(explorer: Explorer, state: State) -> dict[str, Any]:
+def _facts(explorer: Explorer, state: TogState) -> dict[str, Any]:
     rows, text = evidence(explorer, state.get("explored") or [])
     return {"rows": rows, "text": text}
 
 
-def _answer_facts(explorer: Explorer, state: State, run: TogContext) -> dict[str, Any]:
+def _answer_facts(explorer: Explorer, state: TogState, run: TogContext) -> dict[str, Any]:
     """The final prompt (its file) and its evidence: whole chains from the topic entities
     (the default), or the triples by depth (`evidence_layout="flat"`, the published form)."""
     got = _facts(explorer, state)
@@ -88,9 +88,9 @@ def _answer_facts(explorer: Explorer, state: State, run: TogContext) -> dict[str
     return {**got, "prompt": "tog_answer", **shown_triples(explorer.kg, state, run)}
 
 
-def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -> Record:
+def _final(state: TogState, rows: list[list[str]], answers: list[str], text: str) -> Record:
     known = triple_names(rows)
-    last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
+    last: list[Candidate] = next((k for k in reversed(state.get("explored") or []) if k), [])
     return {
         "answer": text,
         "answers": answers,
@@ -106,7 +106,7 @@ def _final(state: State, rows: list[list[str]], answers: list[str], text: str) -
 def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     explorer = Explorer(kg)
 
-    def reason(state: State) -> Steps:
+    def reason(state: TogState) -> Steps:
         run = run_settings(TogContext)
         left = int(state.get("calls_left", 0))
         current = state.get("current") or {}
@@ -149,7 +149,7 @@ def make_reason(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     return model_node(model, reason, native=kg.native_async)
 
 
-def route_after_reason(state: State) -> Literal["relations", "answer", "__end__"]:
+def route_after_reason(state: TogState) -> Literal["relations", "answer", "__end__"]:
     if state.get("sufficient"):
         return "__end__"
     more = state.get("depth", 0) < run_settings(TogContext).depth
@@ -159,7 +159,7 @@ def route_after_reason(state: State) -> Literal["relations", "answer", "__end__"
 def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     explorer = Explorer(kg)
 
-    def answer(state: State) -> Steps:
+    def answer(state: TogState) -> Steps:
         current = state.get("current") or {}
         # the depth whose frontier emptied was not judged: its record is written here
         unjudged = current and "verdict" not in current
@@ -174,7 +174,7 @@ def make_answer(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                 failed = failed_answer({**state, "failure": got["failure"]})
                 return {**failed, "answer_source": "none", "attempts": pending,
                         "usage": meter.usage}  # fmt: skip
-            last: list[Record] = next((k for k in reversed(state.get("explored") or []) if k), [])
+            last = next((k for k in reversed(state.get("explored") or []) if k), [])
             if not got["rows"]:
                 why = ending.no_evidence(state)
                 text, answers = f"The knowledge graph gave no evidence: {why}.", []

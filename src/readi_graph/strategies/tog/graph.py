@@ -19,24 +19,13 @@ from readi_graph.core.context import RunContext
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.llm_cache import ReplyCache
 from readi_graph.core.progress import add_nodes, retry_policies
-from readi_graph.core.state import ReadiInput, ReadiOutput, Record, RunState
+from readi_graph.core.state import ReadiInput, ReadiOutput
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.entities import make_entities, route_after_entities
 from readi_graph.strategies.tog.finish import make_answer, make_reason, route_after_reason
 from readi_graph.strategies.tog.nodes import make_relations, make_start, route_after_start
-
-
-class TogState(RunState, total=False):
-    topics: list[Record]  # the start entities, one per topic entity found
-    frontier: list[Record]  # entities explored at the next depth: node, name, path, topic
-    pairs: list[Record]  # this depth's kept (entity, relation) pairs with their scores
-    explored: list[list[Record]]  # the kept candidates of each depth (the triples behind them)
-    depth: int  # depths explored
-    calls_left: int  # model calls the question may still make (context.call_bound)
-    current: Record  # this depth's record for `attempts` (relations, candidates, verdict)
-    sufficient: bool  # the last sufficiency call said yes and gave answers
-    answer_source: str  # graph | model_knowledge | none: read from the answers (ending.py)
+from readi_graph.strategies.tog.state import TogState
 
 
 def make_tog_builder(

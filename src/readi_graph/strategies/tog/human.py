@@ -15,8 +15,8 @@ from typing import Any
 from langgraph.types import interrupt
 
 from readi_graph.strategies.tog.parsing import relation_key
+from readi_graph.strategies.tog.state import FrontierEntity, ListedRelation
 
-Record = dict[str, Any]
 HUMAN_PRUNE = "tog_prune"  # the payload's `kind`, for apps that handle several interrupts
 SHOWN = 60  # relations shown per entity (most similar to the question first)
 
@@ -25,8 +25,8 @@ def ask_person(
     question: str,
     depth: int,
     width: int,
-    frontier: Sequence[Record],
-    listed: Sequence[list[Record]],
+    frontier: Sequence[FrontierEntity],
+    listed: Sequence[list[ListedRelation]],
 ) -> list[list[tuple[int, float]]]:
     """Pause for a person; their choice as (index into `listed[i]`, score) per entity."""
     reply = interrupt(
@@ -57,7 +57,7 @@ def ask_person(
     ]
 
 
-def choice(value: Any, rows: Sequence[Record], width: int) -> list[tuple[int, float]]:
+def choice(value: Any, rows: Sequence[ListedRelation], width: int) -> list[tuple[int, float]]:
     """One entity's chosen relations: names matched as the model's are, scores clamped."""
     if isinstance(value, dict):
         items = [(str(k), v) for k, v in value.items()]

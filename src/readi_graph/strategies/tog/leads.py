@@ -7,13 +7,12 @@ pruning's tie-break. One bounded query for all the candidates of a depth (`Explo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.explore import Explorer, RelationCount, Similarity
 from readi_graph.environments.kg.records import term_from
+from readi_graph.strategies.tog.state import Pair, Tail
 
-Record = dict[str, Any]
 Around = dict[Term, list[RelationCount]]
 
 SHOWN = (
@@ -24,7 +23,7 @@ SHOWN = (
 LAST = "This is the search's last depth: nothing is explored beyond the candidates kept."
 
 
-def around(explorer: Explorer, rows: Sequence[Sequence[Record]]) -> Around:
+def around(explorer: Explorer, rows: Sequence[Sequence[Tail]]) -> Around:
     """The relations (and directions, with edge counts) leaving every candidate node that is
     not a value: one query for the depth."""
     nodes = [term_from(r["node"]) for group in rows for r in group]
@@ -32,7 +31,7 @@ def around(explorer: Explorer, rows: Sequence[Sequence[Record]]) -> Around:
     return explorer.relations(wanted) if wanted else {}
 
 
-def way_back(row: Record, pair: Record) -> tuple[str, bool]:
+def way_back(row: Tail, pair: Pair) -> tuple[str, bool]:
     """The relation and direction that lead from a candidate back where it was reached from
     (through its compound node when it has one)."""
     via = row.get("via")
@@ -43,8 +42,8 @@ def way_back(row: Record, pair: Record) -> tuple[str, bool]:
 
 def line(
     explorer: Explorer,
-    row: Record,
-    pair: Record,
+    row: Tail,
+    pair: Pair,
     found: Around,
     similarity: Similarity,
     shown: int,

@@ -26,9 +26,14 @@ from readi_graph.strategies.tog import scoring, search
 from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.strategies.tog.human import ask_person
 from readi_graph.strategies.tog.parsing import parse_hops_left, parse_relations
+from readi_graph.strategies.tog.state import (
+    DepthRecord,
+    FrontierEntity,
+    ListedRelation,
+    Pair,
+    TogState,
+)
 
-State = dict[str, Any]
-Record = dict[str, Any]
 SHOWN_RELATIONS = 8  # relations per entity kept in the depth's record (the run picture)
 HOPS_RULE = (
     " After the chosen relations write, on a line of its own, `Hops left: N`: how many more "
@@ -61,7 +66,7 @@ def steps_needed(depth: int) -> int:
 def make_start(kg: KnowledgeGraph) -> Any:
     explorer = Explorer(kg)
 
-    def start(state: State) -> dict[str, Any]:
+    def start(state: TogState) -> dict[str, Any]:
         run = run_settings(TogContext)
         checked = checked_input(state)
         question, given = checked["question"], checked["topic_entities"]
@@ -115,16 +120,16 @@ def _recursion_limit() -> int:
         return 25
 
 
-def route_after_start(state: State) -> Literal["relations", "answer"]:
+def route_after_start(state: TogState) -> Literal["relations", "answer"]:
     return "relations" if state.get("frontier") and not state.get("failure") else "answer"
 
 
 def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
     explorer = Explorer(kg)
 
-    def relations(state: State) -> Steps:
+    def relations(state: TogState) -> Steps:
         run = run_settings(TogContext)
-        frontier: list[Record] = state.get("frontier") or []
+        frontier: list[FrontierEntity] = state.get("frontier") or []
         left = int(state.get("calls_left", 0))
         depth = state.get("depth", 0) + 1
         with Meter("relations") as meter:
@@ -132,7 +137,7 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
             got = guarded(meter, lambda: {"listed": search.listings(explorer, frontier, similar)})
             if "failure" in got:
                 return {"failure": got["failure"], "pairs": [], "usage": meter.usage}
-            listed: list[list[Record]] = got["listed"]
+            listed: list[list[ListedRelation]] = got["listed"]
             hops: dict[int, int] = {}  # what each entity's reply said of the hops left
             if run.pruner == "human":
                 chosen = ask_person(state["question"], depth, run.width, frontier, listed)
@@ -177,14 +182,14 @@ def make_relations(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
                         hops_left = parse_hops_left(reply.text) if asks else None
                         if hops_left is not None:
                             hops[len(chosen) - 1] = hops_left
-        pairs = [
+        pairs: list[Pair] = [
             {"entity": i, "relation": listed[i][k]["relation"], "forward": listed[i][k]["forward"],
              "name": listed[i][k]["name"], "score": score}
             for i, picks in enumerate(chosen)
             for k, score in picks
             if score > 0  # a relation scored 0 can only give entities scored 0
         ]  # fmt: skip
-        record = {
+        record: DepthRecord = {
             "kind": "tog",
             "depth": depth,
             "frontier": [{"name": e["name"], "path": e["path"]} for e in frontier],

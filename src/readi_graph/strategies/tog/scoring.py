@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
 
 from readi_graph.environments.kg.explore import Similarity
-
-Record = dict[str, Any]
+from readi_graph.strategies.tog.state import ListedRelation, Tail
 
 
 def uniform(n: int) -> list[float]:
@@ -26,7 +24,7 @@ def clamped(scores: Sequence[float]) -> list[float]:
 
 
 def top_relations(
-    rows: Sequence[Record], similarity: Similarity, width: int
+    rows: Sequence[ListedRelation], similarity: Similarity, width: int
 ) -> list[tuple[int, float]]:
     """(index, score) of the `width` relations most similar to the question, no call."""
     scores = [similarity.relation(r["relation"]) for r in rows]
@@ -34,11 +32,11 @@ def top_relations(
     return list(zip(order, clamped([scores[i] for i in order]), strict=True))
 
 
-def similar_entities(rows: Sequence[Record], similarity: Similarity) -> list[float]:
+def similar_entities(rows: Sequence[Tail], similarity: Similarity) -> list[float]:
     return clamped(similarity.names([r["name"] for r in rows]))
 
 
-def drawn(rows: Sequence[Record], seed: int, question: str) -> list[float]:
+def drawn(rows: Sequence[Tail], seed: int, question: str) -> list[float]:
     """ToG-R's random pruning, seeded: the same question draws the same scores every run."""
     out = []
     for r in rows:

@@ -16,26 +16,32 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
 
 from readi_graph.core.base import Term, Triple
 from readi_graph.core.text import local_name
 from readi_graph.environments.kg.explore import COMPOUND, Explorer, Reach, Similarity
 from readi_graph.environments.kg.records import term_from, term_record
+from readi_graph.strategies.tog.state import (
+    Candidate,
+    FrontierEntity,
+    ListedRelation,
+    Pair,
+    Tail,
+    TermRecord,
+)
 
-Record = dict[str, Any]
 READ_FACTOR = 10  # tails read per (entity, relation): READ_FACTOR x max_candidates
 
 
-def tie(seed: int, term: Record | Term) -> str:
+def tie(seed: int, term: TermRecord | Term) -> str:
     """A seeded, stable order for equal scores (not Python's salted `hash`)."""
     value = term.value if isinstance(term, Term) else str(term["value"])
     return hashlib.sha256(f"{seed}\x00{value}".encode()).hexdigest()
 
 
-def starts(explorer: Explorer, topics: Sequence[str]) -> tuple[list[Record], list[str]]:
+def starts(explorer: Explorer, topics: Sequence[str]) -> tuple[list[FrontierEntity], list[str]]:
     """One frontier entity per topic entity, its best-connected node; notes on the others."""
-    frontier: list[Record] = []
+    frontier: list[FrontierEntity] = []
     notes: list[str] = []
     for topic in topics:
         found = explorer.resolve(topic)
@@ -54,8 +60,8 @@ def starts(explorer: Explorer, topics: Sequence[str]) -> tuple[list[Record], lis
 
 
 def listings(
-    explorer: Explorer, frontier: Sequence[Record], similarity: Similarity
-) -> list[list[Record]]:
+    explorer: Explorer, frontier: Sequence[FrontierEntity], similarity: Similarity
+) -> list[list[ListedRelation]]:
     """The relations around each frontier entity, both directions, most similar to the
     question first: `{"relation", "forward", "name", "edges"}`, `name` as the prompt shows it
     (`<- name` against the relation's direction), unique per entity."""
@@ -63,7 +69,7 @@ def listings(
     counts = explorer.relations(nodes)
     out = []
     for node in nodes:
-        rows: list[Record] = []
+        rows: list[ListedRelation] = []
         for relation, forward, n in counts.get(node, []):
             name = explorer.relation_name(relation)
             shown = name if forward else f"<- {name}"
@@ -81,15 +87,15 @@ def listings(
 
 def tails(
     explorer: Explorer,
-    frontier: Sequence[Record],
-    pairs: Sequence[Record],
+    frontier: Sequence[FrontierEntity],
+    pairs: Sequence[Pair],
     *,
     cap: int,
     seed: int,
     avoid: set[Term],
     similarity: Similarity,
     rank: bool,
-) -> tuple[list[list[Record]], bool]:
+) -> tuple[list[list[Tail]], bool]:
     """The candidate tails of each kept (entity, relation) `pair`, in order (by `similarity`
     to the question when `rank` or when more than `cap`, else in the seeded order), at most
     `cap`; and whether any pair had more. Nodes in `avoid` are never candidates."""
@@ -111,9 +117,9 @@ def tails(
         found.append(targets[:read])
     names = explorer.names(t for targets in found for t in targets)
     through = _walk_through(explorer, sources, found, names, cap)
-    out: list[list[Record]] = []
+    out: list[list[Tail]] = []
     for j, targets in enumerate(found):
-        rows: list[Record] = []
+        rows: list[Tail] = []
         for t in targets:
             if names[t] == COMPOUND:
                 rows += through.get((j, t), [])
@@ -132,7 +138,7 @@ def _walk_through(
     found: Sequence[Sequence[Term]],
     names: dict[Term, str],
     cap: int,
-) -> dict[tuple[int, Term], list[Record]]:
+) -> dict[tuple[int, Term], list[Tail]]:
     """The candidates behind each compound tail: its facts to literals and named nodes, the
     way back to the source left out (three queries for all compound tails)."""
     compounds = sorted({t for ts in found for t in ts if names[t] == COMPOUND}, key=Term.sort_key)
@@ -140,7 +146,7 @@ def _walk_through(
         return {}
     facts = explorer.compound_facts(compounds, per_node=cap + 2)
     shown = explorer.names(x for f in facts for x in (f.subject, f.object))
-    out: dict[tuple[int, Term], list[Record]] = {}
+    out: dict[tuple[int, Term], list[Tail]] = {}
     for j, source in enumerate(sources):
         for cvt in found[j]:
             if names[cvt] != COMPOUND:
@@ -162,7 +168,7 @@ def _walk_through(
     return out
 
 
-def _unique(rows: list[Record]) -> list[Record]:
+def _unique(rows: list[Tail]) -> list[Tail]:
     seen: set[tuple[str, str]] = set()
     kept = []
     for r in rows:
@@ -173,13 +179,13 @@ def _unique(rows: list[Record]) -> list[Record]:
     return kept
 
 
-def _ranked(rows: list[Record], similarity: Similarity | None, seed: int) -> list[Record]:
+def _ranked(rows: list[Tail], similarity: Similarity | None, seed: int) -> list[Tail]:
     scores = similarity.names([r["name"] for r in rows]) if similarity else [0.0] * len(rows)
     order = sorted(range(len(rows)), key=lambda i: (-scores[i], tie(seed, rows[i]["node"])))
     return [rows[i] for i in order]
 
 
-def tied(candidates: Sequence[Record], width: int) -> list[Term]:
+def tied(candidates: Sequence[Candidate], width: int) -> list[Term]:
     """The entities whose order decides which `width` are kept: those scored like the
     width-th best node, when more nodes than that share its score (none otherwise)."""
     best: dict[Term, float] = {}
@@ -199,8 +205,8 @@ def onward(explorer: Explorer, nodes: Sequence[Term]) -> dict[Term, int]:
 
 
 def prune(
-    candidates: Sequence[Record], width: int, leads: dict[Term, int] | None = None
-) -> list[Record]:
+    candidates: Sequence[Candidate], width: int, leads: dict[Term, int] | None = None
+) -> list[Candidate]:
     """Entity pruning, no call: the `width` best by score (relation x entity), a node kept
     once, zero scores dropped. Equal scores: the entity more relations lead on from first (a
     dead end cannot continue the search; `leads`, from `onward`), then candidate order."""
@@ -210,7 +216,7 @@ def prune(
         c = candidates[i]
         return (-c["score"], -leads.get(term_from(c["node"]), 0), i)
 
-    kept: list[Record] = []
+    kept: list[Candidate] = []
     seen: set[tuple[str, str]] = set()
     for i in sorted(range(len(candidates)), key=rank):
         c = candidates[i]
@@ -223,7 +229,7 @@ def prune(
     return kept
 
 
-def also_tied(candidates: Sequence[Record], kept: Sequence[Record]) -> list[Record]:
+def also_tied(candidates: Sequence[Candidate], kept: Sequence[Candidate]) -> list[Candidate]:
     """The candidates scored like the last of `kept` (above 0) that were not kept: equally
     valid, cut only by the width. Each node once, in candidate order."""
     if not kept or kept[-1]["score"] <= 0:
@@ -239,7 +245,7 @@ def also_tied(candidates: Sequence[Record], kept: Sequence[Record]) -> list[Reco
     return out
 
 
-def triples(kept: Record) -> list[Triple]:
+def triples(kept: Candidate) -> list[Triple]:
     """The stored triples behind one kept candidate (two through a compound node)."""
     source, relation, forward = term_from(kept["source"]), kept["relation"], kept["forward"]
     node, via = term_from(kept["node"]), kept.get("via")
@@ -251,7 +257,7 @@ def triples(kept: Record) -> list[Triple]:
     return out
 
 
-def path_text(kept: Record) -> str:
+def path_text(kept: Candidate) -> str:
     """`Topic -> relation -> Entity -> <- relation -> Entity`: how a kept entity was reached."""
     via = kept.get("via")
     middle = f" -> {COMPOUND} -> {via['name']}" if via else ""
