@@ -177,3 +177,12 @@ def test_pathrag_coverage_counts_the_steps_it_cannot_reach(demo: KnowledgeGraph)
             alone["coverage"]["alpha=0.0"][k] / 3, abs=1e-4
         )
     assert alone["coverage"]["alpha=0.0"]["top3"] == 1.0
+
+
+def test_edit_stops_and_spared_edits_are_summed_over_the_questions_requested() -> None:
+    stopped = {"id": "a", "correct": 0, "usage": {"llm_calls": 3, "edit_stops": 1, "edits_spared": 3}}
+    plain = {"id": "b", "correct": 1, "usage": {"llm_calls": 2}}
+    summary = summarize([stopped, plain], label="x", requested=4)
+    assert summary["edit_stops"] == 1
+    assert summary["edits_spared_per_question"] == 0.75  # 3 spared over 4 requested
+    assert "edit_stops" not in summarize([plain], label="y")  # a run that never counts them

@@ -24,6 +24,9 @@ Fields (stable: the ledger and other tools read them; absent when no record carr
 - `plan_parse_rate`, `answer_parse_rate`: over the plans / answers the model wrote.
 - `instantiation_first_complete`, `instantiation_final_complete`,
   `instantiation_first_progress`, `instantiation_final_progress`, `compound_end_rate`: over n.
+- `edit_stops` (questions whose editing stopped because no edit could change anything) and
+  `edits_spared_per_question` (edit calls of the budget left unspent by that rule), when the
+  runs' `usage` counts them (Readi's `stop_hopeless`).
 - `path_length` (relations per final path) over `path_length_questions`.
 - `feedback_recall` over `feedback_samples`; `edit_prompts` (samples + exclusions);
   `feedback_excluded` ({reason: prompts}) when an edit prompt could not be a sample.
@@ -136,6 +139,10 @@ def summarize(records: Sequence[Record], *, label: str, requested: int | None = 
     for key, name in OVER_N[4:]:
         if any(key in r for r in answered):
             summary[name] = round(sum(float(r.get(key) or 0) for r in answered) / per, 4)
+    if any("edit_stops" in (r.get("usage") or {}) for r in answered):
+        summary["edit_stops"] = int(sum(_usage(r, "edit_stops") for r in answered))
+        spared = sum(_usage(r, "edits_spared") for r in answered)
+        summary["edits_spared_per_question"] = round(spared / per, 3)
     lengths = [float(r["path_length"]) for r in answered if "path_length" in r]
     if lengths:
         summary["path_length"] = round(sum(lengths) / len(lengths), 4)
