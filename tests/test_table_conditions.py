@@ -207,6 +207,7 @@ def test_the_planning_prompt_stays_within_its_budget(tmp_path: Path) -> None:
     """Long cells that share the question's words: the cells shown are cut to the budget."""
     lines = ["Team,Notes"] + [f'T{i},"{"boston harbour crossing " * 40}{i}"' for i in range(300)]
     table = _csv(tmp_path, "\n".join(lines) + "\n")
+    table.settings = TableSettings(cell_chars=0)  # cells shown whole
     prompts: list[str] = []
 
     def reply(prompt: str) -> str:
@@ -220,3 +221,17 @@ def test_the_planning_prompt_stays_within_its_budget(tmp_path: Path) -> None:
         context=ReadiContext(prompt_budget=1500),
     )
     assert estimate_tokens(prompts[0]) <= 1500 and "cut to fit the prompt budget" in prompts[0]
+
+
+def test_long_cells_are_shown_cut_and_still_found_by_contains(tmp_path: Path) -> None:
+    long = "Stadium of the harbour " + "and the old quay " * 20
+    table = _csv(tmp_path, f'Venue,Year\n"{long}",1999\nPark,2000\n')
+    llm = scripted(
+        choice(["Venue", "Year"], {"Venue": [{"contains": "old quay"}]}), 'Answer: ["1999"]'
+    )
+    out = build_graph(table, llm).invoke({"question": "when was the harbour stadium opened?"})
+    shown = long[:99] + "…"
+    own = llm.prompts[0].split("### Your turn")[-1]
+    assert json.dumps(shown, ensure_ascii=False) in own.split(markers.SAMPLE_ROWS)[1]
+    assert json.dumps([shown], ensure_ascii=False) in own.split(markers.CELLS)[1]
+    assert long not in own and out["evidence"][1] == [long, "1999"]  # the answer sees it whole

@@ -27,7 +27,7 @@ from readi_graph.core.text import normalize_name
 from readi_graph.environments.table.conditions import MATCHES, Match
 from readi_graph.environments.table.parsing import parse_table_plan
 from readi_graph.environments.table.table import Table
-from readi_graph.environments.table.values import values_text
+from readi_graph.environments.table.values import cut, values_text
 
 ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
 
@@ -54,7 +54,11 @@ class TableAdapter:
         return {}
 
     def _described(self, question: str) -> dict[str, str]:
-        rows = self.table.sample_rows(self.table.settings.sample_rows)
+        settings = self.table.settings
+        rows = [
+            [cut(cell, settings.cell_chars) for cell in row]
+            for row in self.table.sample_rows(settings.sample_rows)
+        ]
         return {
             "headers": json.dumps(self.table.headers, ensure_ascii=False),
             "sample_rows": "\n".join(json.dumps(r, ensure_ascii=False) for r in rows),

@@ -24,6 +24,11 @@ STOP = frozenset(
 _WORD = re.compile(r"[^\W_]+")
 
 
+def cut(cell: str, chars: int) -> str:
+    """A cell as the prompts show it: whole, or its first `chars` characters and "…"."""
+    return cell if chars <= 0 or len(cell) <= chars else cell[: chars - 1] + "…"
+
+
 def question_words(question: str) -> list[str]:
     """The question's words that may name a cell: no stop words, no single letters."""
     found = _WORD.findall(normalize_name(question))
@@ -98,7 +103,7 @@ def values_text(table: Table, question: str) -> str:
     for column in [c for c in table.columns if shown.get(c)][:most]:
         cells = shown[column]
         line = f"{json.dumps(column.header, ensure_ascii=False)}: "
-        line += json.dumps(cells, ensure_ascii=False)
+        line += json.dumps([cut(c, settings.cell_chars) for c in cells], ensure_ascii=False)
         if totals.get(column, 0) > len(cells):
             line += f" ({totals[column]} distinct in all)"
         lines.append(line)
