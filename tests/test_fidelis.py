@@ -122,8 +122,12 @@ def test_a_dead_beam_drops_out_and_the_other_answers(
     plan = {"keywords": ["works with", "reports to"], "planning_steps": [],
             "declarative_statement": "*placeholder* is the boss of Alpha's colleague."}  # fmt: skip
     model = searcher("reports_to", verify_at=2, plan=plan)
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    # the paper's selection: two paths fit the beam, both kept without a call
     result = build_graph(kg, model, strategy="fidelis").invoke(
-        {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]}
+        {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]},
+        context=FidelisContext.paper(),
     )
     assert kg.relation_index.dense == (dense == "on")
     first, second = result["attempts"]

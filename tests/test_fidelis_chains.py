@@ -175,6 +175,9 @@ def test_a_path_may_end_on_an_entity_it_passed(
     assert closed.onto(X + "written_by", Term.iri(X + "ann"), True) == "end"
     assert closed.onto(X + "written_by", Term.iri(X + "ann"), False) == "barred"
     assert closed.onto(X + "written_by", Term.iri(X + "bob"), False) == "new"
+    at_start = Walked(frozenset({Term.iri(X + "f0")}), Term.iri(X + "f0"))
+    assert at_start.onto(X + "remake_of", Term.iri(X + "f0"), True) == "end"  # a self-loop
+    assert at_start.onto(X + "remake_of", Term.iri(X + "f0"), False) == "barred"
 
 
 def test_the_paper_preset_sets_every_departure_back() -> None:

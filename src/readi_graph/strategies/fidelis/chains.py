@@ -5,7 +5,8 @@ answers to one plan ("the films Ann starred in"); picking four of them capped F1
 So one candidate stands for every path of a chain: one pick keeps them all, one verification
 checks them all, and the beam width counts chains, which keeps the call bound N·D + D + 2.
 A chain keeps one path per end node (the best; the others only reach the same node by other
-intermediate nodes) and `chain_cap` paths at most. With `selection="paths"` every path is
+intermediate nodes) and `chain_cap` paths at most (40: with 20, F1 was 0.91 on MetaQA 3-hop
+dev with the gold-chain oracle, 0.98 with 40). With `selection="paths"` every path is
 its own candidate (the paper).
 """
 

@@ -50,7 +50,7 @@ class FidelisContext(RunContext):
         },
     )
     chain_cap: int = field(
-        default=20, metadata={"description": "Paths one chain keeps, best first (chains)."}
+        default=40, metadata={"description": "Paths one chain keeps, best first (chains)."}
     )
     copies: Literal["last", "keep"] = field(
         default="last",
@@ -62,9 +62,9 @@ class FidelisContext(RunContext):
     revisit: Literal["end", "never"] = field(
         default="end",
         metadata={
-            "description": "end: a step may end on a node its path passed (not the topic "
-            "entity, not back along the edge it came by) and is not walked on; never: no step "
-            "onto a visited node."
+            "description": "end: a step may end on a node its path passed (not back on the "
+            "topic entity, not back along the edge it came by; a self-loop of the topic may) "
+            "and is not walked on; never: no step onto a visited node."
         },
     )
 

@@ -16,7 +16,7 @@ Two rankings are ours (`FidelisContext`): a step whose node only copies the name
 reached by another relation ranks after the real steps (`copies`), and per end either the
 top-m steps are kept (the paper) or every step of the top-m relations, `cap` per relation
 (`selection="chains"`: one pick then keeps every path of a relation chain). A step may end on
-a node its path passed (`Walked`), never back along the edge it came by nor onto the topic.
+a node its path passed (`Walked`), never back along the edge it came by nor back to the topic.
 """
 
 from __future__ import annotations
@@ -54,9 +54,10 @@ class Step:
 
 @dataclass(frozen=True)
 class Walked:
-    """What a path has walked, for the steps it may take next: none onto its start (the
+    """What a path has walked, for the steps it may take next: none back to its start (the
     topic entity) nor back along the edge it came by (`back`: previous node, relation); onto
-    another node it passed only with `revisit` (and then it ends there)."""
+    another node it passed, or along a self-loop of the start, only with `revisit` (and then
+    it ends there: the film "9/11" tagged 9/11)."""
 
     visited: frozenset[Term]
     start: Term
@@ -65,7 +66,8 @@ class Walked:
     def onto(self, relation: str, node: Term, revisit: bool) -> Literal["new", "end", "barred"]:
         if node not in self.visited:
             return "new"
-        if not revisit or node == self.start or self.back == (node, relation):
+        returns = node == self.start and self.back is not None  # left the topic, came back
+        if not revisit or returns or self.back == (node, relation):
             return "barred"
         return "end"
 
