@@ -235,3 +235,17 @@ def test_long_cells_are_shown_cut_and_still_found_by_contains(tmp_path: Path) ->
     assert json.dumps(shown, ensure_ascii=False) in own.split(markers.SAMPLE_ROWS)[1]
     assert json.dumps([shown], ensure_ascii=False) in own.split(markers.CELLS)[1]
     assert long not in own and out["evidence"][1] == [long, "1999"]  # the answer sees it whole
+
+
+def test_a_named_column_shows_its_categories_not_one_name_per_row(tmp_path: Path) -> None:
+    from readi_graph.environments.table.values import values_text
+
+    rows = [f"P{i},{'Home' if i % 3 else 'Away'},{i}" for i in range(20)]
+    table = _csv(tmp_path, "Player,Venue,Goals\n" + "\n".join(rows) + "\n")
+    text = values_text(table, "how many players scored at the home venue?")
+    lines = text.splitlines()
+    assert lines[0] == markers.CELLS
+    assert '"Venue": ["Home", "Away"]' in lines  # both categories, the most frequent first
+    assert not any(line.startswith('"Player"') for line in lines)  # 20 names for 20 rows
+    table.settings = TableSettings(values_per_column=0)
+    assert values_text(table, "how many players scored at the home venue?") == ""

@@ -3,7 +3,9 @@
 A constraint must name cells as the table spells them ("at Boston", "Pat Riley (ESP)"), and
 the first rows rarely hold them. Two cheap reads find them: the cells that share a word with
 the question (any column), and the most frequent cells of the columns whose header the
-question names. Words reach DuckDB as a list parameter; the SQL is ours.
+question names when they hold categories (at most `values_per_column` distinct cells, or each
+repeated twice on average), not one name per row. Words reach DuckDB as a list parameter; the
+SQL is ours.
 """
 
 from __future__ import annotations
@@ -97,8 +99,10 @@ def values_text(table: Table, question: str) -> str:
     shown = sharing(table, words, per)
     totals: dict[Column, int] = {}
     for column in named_columns(table, words):
-        cells, totals[column] = frequent(table, column, per)
-        shown[column] = list(dict.fromkeys([*shown.get(column, []), *cells]))[:per]
+        cells, distinct = frequent(table, column, per)
+        if distinct <= per or 2 * distinct <= table.n_rows:  # categories, not one per row
+            totals[column] = distinct
+            shown[column] = list(dict.fromkeys([*shown.get(column, []), *cells]))[:per]
     lines = []
     for column in [c for c in table.columns if shown.get(c)][:most]:
         cells = shown[column]
