@@ -62,7 +62,10 @@ def test_ainvoke_calls_the_model_on_the_event_loop_and_answers_as_invoke(
 def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) -> None:
     """FiDeLiS under `ainvoke`: the model picks the candidates naming "Back to the Future" and
     answers with the ends of the paths it is shown, so the answer is what the beam search
-    found on the KB (the three films), not a scripted string; `invoke` gives the same."""
+    found on the KB (the three films), not a scripted string; `invoke` gives the same. The
+    paper's search (`FidelisContext.paper()`): one pick keeps one path, each verified."""
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
     plan = '{"keywords": ["directed"], "planning_steps": [], "declarative_statement": "x"}'
 
     def reply(prompt: str) -> str:
@@ -77,7 +80,8 @@ def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) 
         return "{" + " | ".join(evidence_read.ends(own)) + "}"  # the chains' ends, as shown
 
     graph = build_graph(metaqa_kg, function_model(reply), strategy="fidelis")
-    result = asyncio.run(graph.ainvoke(QUESTION))
+    paper = FidelisContext.paper()
+    result = asyncio.run(graph.ainvoke(QUESTION, context=paper))
     films = ["Back to the Future", "Back to the Future Part II", "Back to the Future Part III"]
     assert sorted(result["answers"]) == films and result["grounded"]
     assert result.get("error") is None
@@ -86,9 +90,10 @@ def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) 
     # plan, one selection among the 10 candidates, a verification per kept beam, the answer
     assert result["usage"]["llm_calls"] == 6 and result["usage"]["verifications"] == 3
     assert result["attempts"] == [
-        {"step": 1, "beams": 1, "candidates": 10, "dead_beams": 0, "capped": False}
-    ]
-    _same(result, graph.invoke(QUESTION))
+        {"step": 1, "beams": 1, "kept": 1, "candidates": 10, "choices": 10, "dead_beams": 0,
+         "capped": False}
+    ]  # fmt: skip
+    _same(result, graph.invoke(QUESTION, context=paper))
 
 
 def test_a_failed_async_call_is_retried_and_counted_once(metaqa_kg: KnowledgeGraph) -> None:

@@ -72,12 +72,36 @@ def test_a_two_hop_question_is_found_in_two_steps(metaqa_kg: KnowledgeGraph) -> 
     assert result["usage"]["llm_calls"] == len(model.prompts)
 
 
-def test_verification_stops_the_search_early(metaqa_kg: KnowledgeGraph) -> None:
-    model = searcher("directed_by", verify_at=1)
-    result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(QUESTION)
+@pytest.mark.parametrize("verify_from", ["first_step", "plan"])
+def test_verification_stops_the_search_early(metaqa_kg: KnowledgeGraph, verify_from: str) -> None:
+    """A path verified after one step ends the search: at once when every step is verified
+    (the paper), and by default when the plan has one step."""
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    plan = PLAN if verify_from == "first_step" else {**PLAN, "planning_steps": ["his films"]}
+    model = searcher("directed_by", verify_at=1, plan=plan)
+    context = FidelisContext(verify_from=verify_from)  # type: ignore[arg-type]
+    result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(QUESTION, context=context)
     assert len(result["attempts"]) == 1  # verified after the first step: no second expansion
     assert [_kind(p) for p in model.prompts].count("select") <= 1
     assert all(p.count(" -> ") == 2 for p in result["path"])
+
+
+def test_paths_shorter_than_the_plan_are_not_verified(metaqa_kg: KnowledgeGraph) -> None:
+    """A two-step plan: no verification call at depth 1 (the paper's setting asks one per
+    kept candidate), the same answer."""
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    calls = {}
+    for context in (FidelisContext(), FidelisContext(verify_from="first_step")):
+        model = searcher("in_language", verify_at=2)
+        result = build_graph(metaqa_kg, model, strategy="fidelis").invoke(QUESTION, context=context)
+        assert set(result["answers"]) <= {"English", "Greek"} and result["answers"]
+        verified = [p for p in model.prompts if _kind(p) == "verify"]
+        calls[context.verify_from] = len(verified)
+        short = [p for p in verified if _own(p).split("Path: ")[-1].count(" -> ") < 4]
+        assert bool(short) == (context.verify_from == "first_step")
+    assert calls["plan"] < calls["first_step"]
 
 
 @pytest.mark.parametrize("dense", ["on", "off"])
@@ -99,8 +123,12 @@ def test_a_dead_beam_drops_out_and_the_other_answers(
     plan = {"keywords": ["works with", "reports to"], "planning_steps": [],
             "declarative_statement": "*placeholder* is the boss of Alpha's colleague."}  # fmt: skip
     model = searcher("reports_to", verify_at=2, plan=plan)
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    # the paper's selection: two paths fit the beam, both kept without a call
     result = build_graph(kg, model, strategy="fidelis").invoke(
-        {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]}
+        {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]},
+        context=FidelisContext.paper(),
     )
     assert kg.relation_index.dense == (dense == "on")
     first, second = result["attempts"]
@@ -110,11 +138,13 @@ def test_a_dead_beam_drops_out_and_the_other_answers(
     assert result["answers"] == ["Delta"]
 
 
+@pytest.mark.parametrize("preset", ["default", "paper"])
 @pytest.mark.parametrize("width,depth", [(4, 4), (2, 3)])
 def test_calls_stay_within_n_d_plus_d_plus_c(
-    metaqa_kg: KnowledgeGraph, metaqa_dir: Path, width: int, depth: int
+    metaqa_kg: KnowledgeGraph, metaqa_dir: Path, width: int, depth: int, preset: str
 ) -> None:
-    """Never verified, always greedy (asks for 9 beams): the worst case of App. C."""
+    """Never verified, always greedy (asks for 9 beams): the worst case of App. C, whether a
+    pick keeps a path (the paper) or a chain of paths (the default)."""
     from readi_graph.datasets.metaqa import load_questions
 
     def greedy(prompt: str) -> str:
@@ -126,14 +156,15 @@ def test_calls_stay_within_n_d_plus_d_plus_c(
     graph = build_graph(metaqa_kg, function_model(greedy), strategy="fidelis")
     from readi_graph.strategies.fidelis.context import FidelisContext
 
-    context = FidelisContext(beam_width=width, beam_depth=depth)
+    make = FidelisContext.paper if preset == "paper" else FidelisContext
+    context = make(beam_width=width, beam_depth=depth, verify_from="first_step")
     questions = [q for q, _ in zip(load_questions(metaqa_dir, 2), range(6), strict=False)]
     for q in questions:
         result = graph.invoke({"question": q.question, "topic_entities": [q.topic]},
                               context=context)  # fmt: skip
         calls = result["usage"]["llm_calls"]
         assert calls <= width * depth + depth + 2, q.question
-        assert all(step["beams"] <= width for step in result["attempts"])  # width enforced
+        assert all(step["kept"] <= width for step in result["attempts"])  # width enforced
         assert len(result["attempts"]) <= depth
 
 

@@ -41,7 +41,12 @@ def test_readi_walk_from_a_hub_is_capped_and_says_so(hub: KnowledgeGraph) -> Non
     assert result["usage"]["queries"] < 20  # bounded, not one query per neighbour
 
 
-def test_fidelis_scores_a_bounded_part_of_a_hub(hub: KnowledgeGraph) -> None:
+@pytest.mark.parametrize("preset", ["default", "paper"])
+def test_fidelis_scores_a_bounded_part_of_a_hub(hub: KnowledgeGraph, preset: str) -> None:
+    """top_m steps (the paper), or every step of the top_m relations, chain_cap of each."""
+    from readi_graph.strategies.fidelis.context import FidelisContext
+
+    context = FidelisContext.paper() if preset == "paper" else FidelisContext()
     plan = {"keywords": ["born in", "town"], "planning_steps": [],
             "declarative_statement": "Hub was born in *placeholder*."}  # fmt: skip
     model = function_model(
@@ -51,10 +56,11 @@ def test_fidelis_scores_a_bounded_part_of_a_hub(hub: KnowledgeGraph) -> None:
         else "{Town}"
     )  # fmt: skip
     result = build_graph(hub, model, strategy="fidelis").invoke(
-        {"question": "where was [Hub] born", "topic_entities": ["Hub"]}
+        {"question": "where was [Hub] born", "topic_entities": ["Hub"]}, context=context
     )
     step = result["attempts"][0]
-    assert step["capped"] is True and step["candidates"] <= 10  # top_m
+    bound = 10 if preset == "paper" else 10 * context.chain_cap  # top_m (x chain_cap)
+    assert step["capped"] is True and step["candidates"] <= bound and step["choices"] <= 10
     assert result["path"] == ["Hub -> born_in -> Town"]  # the right edge survived the cut
 
 

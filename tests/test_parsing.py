@@ -205,14 +205,18 @@ def test_json_after_reads_the_value_after_the_last_marker(
     assert json_after(text, marker, opener) == expected
 
 
-def test_table_plan_drops_blank_and_nested_values_and_quotes_an_unreadable_reply() -> None:
+def test_table_plan_drops_blanks_keeps_unknown_kinds_aside_and_quotes_an_unreadable_reply() -> None:
     from readi_graph.environments.table.parsing import parse_table_plan
 
     plan = parse_table_plan(
         'Chosen Headers: ["Season", " ", "Position", "Season"]\n'
         'Constraints: {"League": ["", "first", {"x": 1}, 3], "Cup": [" "]}'
     )
-    assert plan == {"headers": ["Season", "Position"], "constraints": {"League": ["first", "3"]}}
+    assert plan == {
+        "headers": ["Season", "Position"],
+        "constraints": {"League": ["first", "3"]},
+        "ignored": ['{"League": {"x": 1}}'],  # not a constraint kind: kept to be said
+    }
     reply = "I would pick   the season\n and the position " + "x" * 300
     with pytest.raises(OutputParseError) as caught:
         parse_table_plan(reply)

@@ -45,7 +45,11 @@ def test_right_headers_first_time_cost_two_calls(table: Table) -> None:
     assert ["2004", "USL A-League"] in out["evidence"]
     generate_prompt = llm.prompts[0]
     assert 'Headers: ["Year", "Division", "League"' in generate_prompt
-    assert 'First Row: ["2001", "2", "USL A-League"' in generate_prompt  # deterministic sample
+    assert 'Sample Rows:\n["2001", "2", "USL A-League"' in generate_prompt  # deterministic
+    assert '\n["2003", "2", "USL A-League", "3rd, Pacific"' in generate_prompt  # three rows
+    assert '"League": ["USL A-League", "USL First Division", "USSF D-2 Pro League"]' in (
+        generate_prompt  # the cells the question may mean
+    )
     assert "row 4: 2004 | USL A-League" in llm.prompts[1]
 
 

@@ -46,6 +46,8 @@ CANDIDATES = "Candidates:\n"  # FiDeLiS's selection: `N. path`, one per line
 CHOOSE = "Choose "  # FiDeLiS's selection: `Choose N:`, the beam width
 STATEMENT = "Statement: "  # FiDeLiS's verification: the plan's declarative statement
 PATH = "Path: "  # FiDeLiS's verification: the path to check
+SAMPLE_ROWS = "Sample Rows:\n"  # the table planning prompts: the first rows, one per line
+CELLS = "Cells the question may mean (by column):"  # then `"Header": [cells]`, one per line
 
 # Which template holds which markers (checked by the test named above).
 TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
@@ -69,8 +71,8 @@ TEMPLATE_MARKERS: dict[str, tuple[str, ...]] = {
     ),
     "kg_answer": (QUESTION, KNOWLEDGE_TRIPLES),
     "kg_answer_flat": (QUESTION, KNOWLEDGE_TRIPLES),
-    "table_generate": (TABLE_GENERATE, QUESTION),
-    "table_edit": (QUESTION,),
+    "table_generate": (TABLE_GENERATE, QUESTION, SAMPLE_ROWS, CELLS),
+    "table_edit": (QUESTION, SAMPLE_ROWS, CELLS),
     "table_answer": (QUESTION,),
     "fidelis_plan": (FIDELIS_PLAN, QUESTION),
     "fidelis_select": (FIDELIS_SELECT, QUESTION, CANDIDATES, CHOOSE),

@@ -1,10 +1,12 @@
 """The table adapter: headers plus row constraints (paper appendix A), on a DuckDB `Table`.
 
 Binding maps each chosen header to a column (exact text, then case/space-insensitive).
-Connecting selects those columns and the rows the constraints name, matching exactly, then
-normalized, then fuzzily; a constraint that matches nothing falls back to all rows (the
-paper's behaviour) and says so. Only header errors call for an edit: a header not in the table,
-or fewer than two headers.
+Connecting selects those columns and the rows the constraints name (`conditions.py`: values,
+matched exactly, then normalized, then fuzzily, then as whole words; `contains`; `empty`); a
+constraint that matches nothing is dropped and said so, and when nothing is left all rows are
+used (the paper's behaviour). Only header errors call for an edit: a header not in the table,
+or fewer than two headers. The planning prompts show the headers, the first rows and the cells
+the question may mean (`values.py`; `table.settings`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from readi_graph.core.parsing import parse_list_answer
 from readi_graph.core.prompts import instruction, notes_text
 from readi_graph.core.state import ReadiState
 from readi_graph.core.text import normalize_name
+from readi_graph.environments.table.conditions import MATCHES, Match
 from readi_graph.environments.table.parsing import parse_table_plan
-from readi_graph.environments.table.table import Match, Table
+from readi_graph.environments.table.table import Table
+from readi_graph.environments.table.values import cut, values_text
 
 ROW_CAP = 500  # rows kept in state; the answer prompt shows `evidence_cap` of them
-MATCHES: tuple[Match, ...] = ("exact", "normalized", "fuzzy")
 
 
 def plan_text(plan: Record) -> str:
@@ -50,14 +53,25 @@ class TableAdapter:
             raise InputError('a table question needs {"question": "..."}')
         return {}
 
-    def _described(self) -> dict[str, str]:
+    def _described(self, question: str) -> dict[str, str]:
+        settings = self.table.settings
+        rows = [
+            [cut(cell, settings.cell_chars) for cell in row]
+            for row in self.table.sample_rows(settings.sample_rows)
+        ]
         return {
             "headers": json.dumps(self.table.headers, ensure_ascii=False),
-            "sample_row": json.dumps(self.table.sample_row(), ensure_ascii=False),
+            "sample_rows": "\n".join(json.dumps(r, ensure_ascii=False) for r in rows),
+            "values": values_text(self.table, question),
         }
 
     def generate_values(self, state: ReadiState) -> dict[str, str]:
-        return {"question": state["question"], **self._described()}
+        return {"question": state["question"], **self._described(state["question"])}
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        """How constraint values are matched, in order (whole words only when settings say)."""
+        return MATCHES if self.table.settings.words else MATCHES[:-1]
 
     def parse_plan(self, text: str, state: ReadiState, editing: bool) -> Record:
         return parse_table_plan(text)
@@ -98,7 +112,7 @@ class TableAdapter:
             if where and not rows:
                 # A constraint that matches no row on its own is dropped (and said so); the
                 # others still filter. Only if that leaves nothing are all rows used.
-                kept = [(c, v) for c, v in where if self.table.rows([c], [(c, v, "fuzzy")], 1)]
+                kept = [(c, v) for c, v in where if self._any_row(c, v)]
                 instance["dropped"] = {c.header: list(v) for c, v in where if (c, v) not in kept}
                 if kept and len(kept) < len(where):
                     rows, how = self._select(columns, kept)
@@ -124,12 +138,17 @@ class TableAdapter:
     def _select(
         self, columns: list[Any], where: list[tuple[Any, Any]]
     ) -> tuple[list[tuple[int, list[str]]], Match | None]:
-        """Rows matching every constraint, trying exact, then normalized, then fuzzy."""
-        for how in MATCHES if where else ():
+        """Rows matching every constraint, trying exact, then normalized, then fuzzy (then
+        whole words): the first way that selects rows."""
+        for how in self.matches if where else ():
             rows = self.table.rows(columns, [(c, v, how) for c, v in where])
             if rows:
                 return rows, how
         return [], None
+
+    def _any_row(self, column: Any, values: Any) -> bool:
+        """The constraint selects a row on its own, some way."""
+        return any(self.table.rows([column], [(column, values, how)], 1) for how in self.matches)
 
     def keep_best(
         self, previous: list[Record], current: list[Record], plan: Record
@@ -165,7 +184,7 @@ class TableAdapter:
             "question": state["question"],
             "path": plan_text(state.get("plan") or {}),
             "errors": errors,
-            **self._described(),
+            **self._described(state["question"]),
         }
 
     # --- answers -----------------------------------------------------------------------------
@@ -209,6 +228,10 @@ class TableAdapter:
             for h, v in (instance.get("dropped") or {}).items()
             if not instance.get("fallback")
         ]
+        notes += [
+            f"The constraint {item} is not a value, a contains or an empty test; it was ignored."
+            for item in plan.get("ignored") or []
+        ]
         if instance.get("fallback"):
             notes.append("No row matched the constraints; all rows are shown.")
         if instance["total"] > ctx.evidence_cap:
@@ -249,6 +272,8 @@ class TableAdapter:
         return parse_list_answer(text)
 
     def plan_schema(self, state: ReadiState) -> Record:
+        """The schema a constrained decoder holds the plan to: values only (a small model
+        keeps to strings; the whole-words match still finds "at Boston" from "Boston")."""
         header = {"type": "string", "enum": self.table.headers}
         return {
             "type": "object",

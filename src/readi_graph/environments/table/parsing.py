@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from readi_graph.core.parsing import FENCE, OutputParseError, clip, json_after, json_field
+from readi_graph.environments.table.conditions import read_item
 
 TABLE_FORMAT = 'Chosen Headers: ["header", "header"]\nConstraints: {"header": ["value"]}'
 
@@ -29,12 +31,22 @@ def parse_table_plan(text: str) -> dict[str, Any]:
     if not named or not any(str(h).strip() for h in headers):  # none, or an empty list
         snippet = " ".join((text or "").split())[:160]
         raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
-    clean: dict[str, list[str]] = {}
+    clean: dict[str, list[Any]] = {}
+    ignored: list[str] = []
     if isinstance(constraints, dict):
         for header, values in constraints.items():
             items = values if isinstance(values, list) else [values]
-            kept = [str(v) for v in items if isinstance(v, str | int | float) and str(v).strip()]
+            tests = [(item, read_item(item)) for item in items]
+            kept = [t.record() for _, t in tests if t is not None]
+            ignored += [
+                json.dumps({str(header): item}, ensure_ascii=False)
+                for item, t in tests
+                if t is None and not (isinstance(item, str) and not item.strip())  # blank
+            ]
             if kept:
                 clean[str(header)] = kept
     chosen = dict.fromkeys(str(h) for h in headers if str(h).strip())
-    return {"headers": list(chosen), "constraints": clean}
+    plan: dict[str, Any] = {"headers": list(chosen), "constraints": clean}
+    if ignored:  # not a constraint kind: said to the model, never silently lost
+        plan["ignored"] = ignored
+    return plan

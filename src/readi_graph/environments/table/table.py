@@ -4,7 +4,8 @@ Every table is copied into a private in-memory DuckDB database whose columns are
 `c1`, ... and hold text; the original header text is kept for the LLM, made unique and
 non-empty. After loading, external access (files, ATTACH, HTTP) is switched off and the
 configuration locked, and every query is built from our own identifiers with values passed as
-parameters: model text never becomes SQL. Each call uses its own cursor (thread-safe).
+parameters: model text never becomes SQL (`conditions.py` holds the constraint kinds and their
+SQL). Each call uses its own cursor (thread-safe).
 """
 
 from __future__ import annotations
@@ -13,16 +14,28 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import duckdb
 
 from readi_graph.core.base import ReadiError
 from readi_graph.core.text import normalize_name
+from readi_graph.environments.table.conditions import (
+    FUZZY_THRESHOLD,
+    Condition,
+    Match,
+    as_condition,
+    condition_sql,
+)
 from readi_graph.environments.table.format_errors import unreadable
+from readi_graph.environments.table.settings import TableSettings
 
-Match = Literal["exact", "normalized", "fuzzy"]
-FUZZY_THRESHOLD = 0.9  # Jaro-Winkler similarity of normalized texts
+__all__ = ["FUZZY_THRESHOLD", "Column", "Match", "Table", "TableFormatError", "Where"]
+
+
+Where = tuple[
+    "Column", Sequence[Condition | str], Match
+]  # a column, its alternatives, how to match
 
 
 class TableFormatError(ReadiError):
@@ -62,6 +75,7 @@ class Table:
         self.columns = list(columns)
         self.name = name
         self._lock = threading.Lock()
+        self.settings = TableSettings()  # what the prompts show, how loosely values match
         self.n_rows = int(self._query("SELECT count(*) FROM t")[0][0])
 
     # --- constructors ------------------------------------------------------------------------
@@ -116,6 +130,11 @@ class Table:
         con.execute(
             r"CREATE MACRO norm(x) AS "
             r"lower(strip_accents(trim(regexp_replace(nosep(nosep(x)), '\s+', ' ', 'g'))))"
+        )
+        # A cell's words between spaces (' at boston '): whole-word containment is `contains`.
+        con.execute(
+            "CREATE MACRO words(x) AS "
+            "' ' || trim(regexp_replace(norm(x), '[[:punct:][:space:]]+', ' ', 'g')) || ' '"
         )
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
@@ -211,17 +230,23 @@ class Table:
 
     def sample_row(self) -> list[str]:
         """The first data row (deterministic, unlike the paper's random sample)."""
+        rows = self.sample_rows(1)
+        return rows[0] if rows else []
+
+    def sample_rows(self, n: int) -> list[list[str]]:
+        """The first `n` data rows."""
         idents = ", ".join(c.ident for c in self.columns)
-        rows = self._query(f"SELECT {idents} FROM t ORDER BY r LIMIT 1")
-        return [v or "" for v in rows[0]] if rows else []
+        rows = self._query(f"SELECT {idents} FROM t ORDER BY r LIMIT {max(int(n), 0)}")
+        return [[v or "" for v in row] for row in rows]
 
     def rows(
         self,
         columns: Sequence[Column],
-        where: Sequence[tuple[Column, Sequence[str], Match]] = (),
+        where: Sequence[Where] = (),
         limit: int | None = None,
     ) -> list[tuple[int, list[str]]]:
-        """(row number, values) of the rows matching every `where` (any of its values)."""
+        """(row number, values) of the rows matching every `where` (any of its alternatives:
+        values, or `conditions.Condition`s)."""
         condition, params = _where_sql(where)
         sql = f"SELECT r, {', '.join(c.ident for c in columns) or 'NULL'} FROM t{condition}"
         sql += " ORDER BY r"
@@ -232,7 +257,7 @@ class Table:
     def aggregates(
         self,
         columns: Sequence[Column],
-        where: Sequence[tuple[Column, Sequence[str], Match]] = (),
+        where: Sequence[Where] = (),
     ) -> dict[str, dict[str, float | int]]:
         """count / sum / min / max of each numeric column over the rows matching `where`,
         computed by DuckDB (cells are text: thousands separators, currency signs and `%` are
@@ -258,18 +283,14 @@ class Table:
         return out
 
 
-def _where_sql(
-    where: Sequence[tuple[Column, Sequence[str], Match]],
-) -> tuple[str, list[str]]:
+def _where_sql(where: Sequence[Where]) -> tuple[str, list[str]]:
     """` WHERE ...` with a `?` per value (values are parameters, never SQL), or ''."""
     clauses, params = [], []
-    for column, values, how in where:
-        if how == "exact":
-            test = f"{column.ident} = ?"
-        elif how == "normalized":
-            test = f"norm({column.ident}) = norm(?)"
-        else:
-            test = f"jaro_winkler_similarity(norm({column.ident}), norm(?)) >= {FUZZY_THRESHOLD}"
-        clauses.append("(" + " OR ".join(test for _ in values) + ")")
-        params += list(values)
+    for column, alternatives, how in where:
+        tests = []
+        for item in alternatives:
+            sql, values = condition_sql(column.ident, as_condition(item), how)
+            tests.append(sql)
+            params += values
+        clauses.append("(" + (" OR ".join(tests) or "FALSE") + ")")
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params

@@ -1,7 +1,9 @@
 """FiDeLiS nodes: plan -> expand -> select -> verify -> (expand | reason).
 
 LLM calls: plan 1, per step one selection (skipped when the candidates fit the beam) and one
-verification per kept beam, reason 1 -- at most N·D + D + 2 (paper, App. C: N·D + D + C).
+verification per kept candidate (a path, or a chain of paths: `chains.py`; none for a path
+shorter than the plan unless `verify_from="first_step"`), reason 1 -- at most N·D + D + 2
+(paper, App. C: N·D + D + C).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from readi_graph.environments.kg.linking import (
     no_topic_reason,
     topic_entities_for,
 )
-from readi_graph.strategies.fidelis import beams
+from readi_graph.strategies.fidelis import beams, chains
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.evidence import shown_paths
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -86,35 +88,41 @@ def make_plan(kg: KnowledgeGraph, model: ModelRef) -> ModelNode:
 def make_expand(kg: KnowledgeGraph) -> Node:
     def expand(state: State) -> dict[str, Any]:
         ctx = run_settings(FidelisContext)
-        active: list[beams.Beam] = state.get("beams") or []
+        active = [b for b in state.get("beams") or [] if not b.get("closed")]
         if state.get("failure") or not active:  # no topic entity found: nothing to expand
             return {"candidates": []}
+        chains_kept = ctx.selection == "chains"
         with Meter("expand") as meter:
             plan = state.get("plan") or {}
             keywords = " ".join(plan.get("keywords") or []) or state["question"]
-            exclude = [beams.visited(b) for b in active]
             failed = guarded(meter, lambda: {"ranked": candidates(
                 kg, [beams.end(b) for b in active], keywords, top_m=ctx.top_m, alpha=ctx.alpha,
-                exclude=exclude)})  # fmt: skip
+                walked=[beams.walked(b) for b in active], revisit=ctx.revisit == "end",
+                copies_last=ctx.copies == "last",
+                per_relation=ctx.chain_cap if chains_kept else None)})  # fmt: skip
         if "failure" in failed:
             return {"failure": failed["failure"], "candidates": [], "usage": meter.usage}
         found = failed["ranked"]
         ranked = found.ranked
         pool = [beams.extend(active[s.beam], s) for steps in ranked for s in steps]
-        pool.sort(key=lambda b: -b["score"])
+        pool.sort(key=lambda b: (b["copy"], -b["score"]))
+        cut = 0
+        if chains_kept:
+            pool, cut = chains.gather(pool, ctx.chain_cap)
         dead = sum(1 for steps in ranked if not steps)
+        step = {
+            "step": state.get("depth", 0) + 1,
+            "beams": len(active),  # paths walked on
+            "kept": len(chains.groups(active, ctx.selection)),  # as chosen: chains or paths
+            "candidates": len(pool),  # paths
+            "choices": len(chains.groups(pool, ctx.selection)),  # as offered: chains or paths
+            "dead_beams": dead,
+            "capped": found.capped or bool(cut),
+        }
         return {
             "candidates": pool,
             "depth": state.get("depth", 0) + 1,
-            "attempts": [
-                {
-                    "step": state.get("depth", 0) + 1,
-                    "beams": len(active),
-                    "candidates": len(pool),
-                    "dead_beams": dead,
-                    "capped": found.capped,
-                }
-            ],
+            "attempts": [step],
             "usage": meter.usage,
         }
 
@@ -130,11 +138,14 @@ def make_select(model: ModelRef) -> ModelNode:
         run = run_settings(FidelisContext)
         width = run.beam_width
         pool: list[beams.Beam] = state.get("candidates") or []
+        options = chains.groups(pool, run.selection)
         with Meter("select") as meter:
-            if len(pool) <= width:  # nothing to choose: no call
-                chosen = list(range(len(pool)))
+            # nothing to choose: no call (chains: a chain kept costs a verification per step,
+            # so the model chooses among any two; paths: when they fit the beam)
+            if len(options) <= (1 if run.selection == "chains" else width):
+                chosen = list(range(len(options)))
             else:
-                listing = "\n".join(f"{i}. {beams.text(b)}" for i, b in enumerate(pool, 1))
+                listing = "\n".join(f"{i}. {chains.text(g)}" for i, g in enumerate(options, 1))
                 plan = "; ".join((state.get("plan") or {}).get("steps") or []) or "(none)"
                 prompt = render(
                     "fidelis_select",
@@ -144,31 +155,46 @@ def make_select(model: ModelRef) -> ModelNode:
                     candidates=listing,
                     width=str(width),
                 )
-                chosen = parse_choice(meter.llm((yield prompt, None)).text, len(pool), width)
+                chosen = parse_choice(meter.llm((yield prompt, None)).text, len(options), width)
                 meter.count("selections")
                 if not chosen:  # unreadable: keep the best by Path-RAG score
                     meter.count("selections_unreadable")
-                    chosen = list(range(width))
-        return {"beams": [pool[i] for i in chosen], "candidates": [], "usage": meter.usage}
+                    chosen = list(range(min(width, len(options))))
+        kept = [path for i in chosen for path in options[i]]
+        return {"beams": kept, "candidates": [], "usage": meter.usage}
 
     return model_node(model, select)
 
 
 def make_verify(model: ModelRef) -> ModelNode:
     def verify(state: State) -> Steps:
-        statement = (state.get("plan") or {}).get("statement") or state["question"]
+        run = run_settings(FidelisContext)
+        plan = state.get("plan") or {}
+        statement = plan.get("statement") or state["question"]
         active: list[beams.Beam] = []
         finished: list[beams.Beam] = list(state.get("finished") or [])
+        depth = state.get("depth", 0)
         with Meter("verify") as meter:
-            for beam in state.get("beams") or []:
-                prompt = render("fidelis_verify", statement=statement, path=beams.text(beam))
+            for group in chains.groups(state.get("beams") or [], run.selection):
+                if depth < verified_from(run, plan):  # too short for the plan: walk on
+                    meter.count("verifications_skipped")
+                    active += group
+                    continue
+                prompt = render("fidelis_verify", statement=statement, path=chains.text(group))
                 verdict = parse_verdict(meter.llm((yield prompt, None)).text)
                 meter.count("verifications")
                 meter.count("verifications_unreadable", verdict is None)
-                (finished if verdict else active).append(beam)
+                (finished if verdict else active).extend(group)
         return {"beams": active, "finished": finished, "usage": meter.usage}
 
     return model_node(model, verify)
+
+
+def verified_from(run: FidelisContext, plan: State) -> int:
+    """The first depth at which a path is verified: 1 (the paper), or the plan's number of
+    steps (one per relation, as the plan prompt asks), at most the last depth."""
+    steps = len(plan.get("steps") or [])
+    return min(max(steps, 1), run.beam_depth) if run.verify_from == "plan" else 1
 
 
 def route_after_verify(
