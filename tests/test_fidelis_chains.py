@@ -12,6 +12,7 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.core.base import Term
+from readi_graph.environments.kg import evidence_read
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.strategies import get
@@ -74,7 +75,8 @@ def chain_model(chain: list[str], plan: dict[str, object] = PLAN):
             return "yes" if steps_of(path) == chain else "no"
         if markers.FIDELIS_PLAN in prompt:
             return json.dumps(plan)
-        ends = re.findall(r"(?m)^\((?:un)?verified\) .* -> ([^>\n]+)$", own)
+        ends = re.findall(r"(?m)^\((?:un)?verified\) .* -> ([^>\n]+)$", own)  # the flat layout
+        ends += evidence_read.ends(own)  # whole chains (the default layout)
         return json.dumps({"thought": "t", "answers": list(dict.fromkeys(ends))})
 
     return function_model(reply)
