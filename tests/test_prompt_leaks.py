@@ -213,7 +213,7 @@ def test_paraphrases_are_caught_and_template_words_are_not() -> None:
 # languages are the films directed by [Joel Zwick] in") when this test was written: their
 # leaks are reported as a warning, not a failure, until their examples are made up; then
 # remove them from here. A leak in any other file fails.
-PENDING: set[str] = {"prompts/fidelis_plan.md"}
+PENDING: set[str] = set()  # templates whose examples are still to be made up
 
 
 def test_no_prompt_holds_a_question_of_an_evaluation_split() -> None:
