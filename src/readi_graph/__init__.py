@@ -45,6 +45,7 @@ from readi_graph.environments.kg.names import Resolution
 from readi_graph.environments.kg.paths import Binding, Candidate, KGPath
 from readi_graph.environments.kg.retrieval import RelationIndex
 from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.table.settings import TableSettings
 from readi_graph.environments.table.table import Table, TableFormatError
 from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.context import FidelisContext
@@ -93,6 +94,7 @@ __all__ = [
     "RunContext",
     "Table",
     "TableFormatError",
+    "TableSettings",
     "Term",
     "TogContext",
     "Triple",
