@@ -80,7 +80,7 @@ def test_fidelis_ainvoke_answers_the_question_itself(metaqa_kg: KnowledgeGraph) 
         return "{" + " | ".join(evidence_read.ends(own)) + "}"  # the chains' ends, as shown
 
     graph = build_graph(metaqa_kg, function_model(reply), strategy="fidelis")
-    paper = FidelisContext.paper()
+    paper = FidelisContext.paper(evidence_layout="chains")  # the reply reads chains
     result = asyncio.run(graph.ainvoke(QUESTION, context=paper))
     films = ["Back to the Future", "Back to the Future Part II", "Back to the Future Part III"]
     assert sorted(result["answers"]) == films and result["grounded"]

@@ -128,7 +128,7 @@ def test_a_dead_beam_drops_out_and_the_other_answers(
     # the paper's selection: two paths fit the beam, both kept without a call
     result = build_graph(kg, model, strategy="fidelis").invoke(
         {"question": "who is the boss of [Alpha]'s colleague", "topic_entities": ["Alpha"]},
-        context=FidelisContext.paper(),
+        context=FidelisContext.paper(evidence_layout="chains"),  # the answer reads chains
     )
     assert kg.relation_index.dense == (dense == "on")
     first, second = result["attempts"]

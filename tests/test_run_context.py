@@ -64,3 +64,26 @@ def test_a_context_of_another_strategy_keeps_the_fields_they_share() -> None:
     assert (fidelis.model, fidelis.prompt_budget, fidelis.beam_width) == ("m", 100, 4)
     assert settings_of({"max_edits": 1, "nope": 3}, ReadiContext).max_edits == 1
     assert settings_of(None, ReadiContext) == ReadiContext()
+
+
+def test_the_paper_preset_runs_the_published_edit_prompt_and_flat_evidence(
+    demo: KnowledgeGraph,
+) -> None:
+    """`ReadiContext.paper()`: the paper's edit feedback (no Earlier Relations, no echo of
+    every alternative), edits until the budget is spent, the answer's triples as one flat set;
+    the defaults steer the editor and show whole chains under the walked path."""
+    question = {"question": "which languages are the films directed by Joel Zwick in"}
+    stuck = path({"Joel Zwick": ["Joel Zwick -> directed -> nationality"]})
+    fixed = path({"Joel Zwick": ["Joel Zwick -> directed -> in_language"]})
+    prompts: dict[str, list[str]] = {}
+    for name, context in (("default", ReadiContext()), ("paper", ReadiContext.paper())):
+        replies = iter([stuck, fixed, "{Greek}"])
+        model = function_model(lambda _prompt, replies=replies: next(replies))
+        out = build_graph(demo, model).invoke(question, context=context)
+        assert out["answers"] == ["Greek"] and out["edits"] == 1
+        prompts[name] = model.prompts
+    (_, edit, answer), (_, paper_edit, paper_answer) = prompts["default"], prompts["paper"]
+    assert "Earlier Relations" in edit and "Earlier Relations" not in paper_edit
+    assert "Paths walked" in answer and "Paths walked" not in paper_answer
+    assert ReadiContext.paper().stop_hopeless is False
+    assert ReadiContext.paper(max_edits=2).max_edits == 2  # overrides apply

@@ -118,6 +118,17 @@ class ReadiContext(RunContext):
         super().__post_init__()
         _at_least(self, max_edits=0, top_k=1, halfway_cap=0, candidate_cap=0)
 
+    @classmethod
+    def paper(cls, **overrides: Any) -> ReadiContext:
+        """Readi as published where the defaults depart from it: the paper's edit feedback,
+        edits until the budget is spent, the evidence as one flat set of triples."""
+        published: dict[str, Any] = {
+            "edit_feedback": "paper",
+            "stop_hopeless": False,
+            "evidence_layout": "flat",
+        }
+        return cls(**{**published, **overrides})
+
 
 def _at_least(context: Any, **lows: float) -> None:
     """A setting out of range is an `InputError` naming it (a run context may come as JSON

@@ -71,12 +71,14 @@ class FidelisContext(RunContext):
     @classmethod
     def paper(cls, **overrides: Any) -> FidelisContext:
         """The search as published: every path verified, one path per pick, Path-RAG's
-        ranking as is (and this implementation's former no-revisit rule)."""
+        ranking as is (and this implementation's former no-revisit rule), the kept paths
+        shown one per line."""
         faithful: dict[str, Any] = {
             "verify_from": "first_step",
             "selection": "paths",
             "copies": "keep",
             "revisit": "never",
+            "evidence_layout": "flat",
         }
         return cls(**{**faithful, **overrides})
 

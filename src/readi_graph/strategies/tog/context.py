@@ -101,6 +101,7 @@ class TogContext(RunContext):
             "keep_ties": False,
             "skip_needless_calls": False,
             "no_evidence": "model_knowledge",
+            "evidence_layout": "flat",
         }
         return cls(**{**published, **overrides})
 
