@@ -129,3 +129,23 @@ def test_hostile_headers_and_constraints_are_harmless(
     out = build_graph(table, llm).invoke(QUESTION, LIMIT)
     assert out["edits"] == 1 and table.n_rows == 10
     assert len(out["evidence"]) == 1 + table.n_rows  # the hostile value matched no row
+
+
+def test_a_cell_with_line_breaks_is_shown_on_its_row_line(tmp_path: Path) -> None:
+    """A cell holding line breaks (WTQ has many) does not split its row across lines of the
+    answer prompt; its whitespace is shown collapsed, as the WTQ metric compares it."""
+    from fakes import function_model
+
+    csv = tmp_path / "trucks.csv"
+    csv.write_text('Model,Notes\nM939,">20\n\n-\n\n-"\nM35,"6  12"\n', encoding="utf-8")
+    prompts: list[str] = []
+
+    def reply(prompt: str) -> str:
+        prompts.append(prompt)
+        if "Chosen Headers" in prompt and "Rows (" not in prompt:
+            return choice('["Model", "Notes"]')
+        return 'Thought: t\nAnswer: ["M939"]'
+
+    build_graph(Table.from_csv(csv), function_model(reply)).invoke({"question": "which model"})
+    answer = prompts[-1]
+    assert "row 1: M939 | >20 - -\n" in answer and "row 2: M35 | 6 12\n" in answer

@@ -202,7 +202,12 @@ class TableAdapter:
                 no_evidence=no_evidence(state, "table", "no header was chosen"),
             )
         lines = [f"Rows ({' | '.join(headers)}):"]
-        lines += [f"row {r + 1}: {' | '.join(values)}" for r, values in rows[: ctx.evidence_cap]]
+        # a cell's line breaks and runs of spaces shown as one space: one row, one line
+        # (WikiTableQuestions' metric compares answers with whitespace collapsed alike)
+        lines += [
+            f"row {r + 1}: {' | '.join(' '.join(str(v).split()) for v in values)}"
+            for r, values in rows[: ctx.evidence_cap]
+        ]
         if instance["total"] > ctx.evidence_cap:
             lines.append(f"({instance['total'] - ctx.evidence_cap} more rows not shown)")
         if instance.get("fallback"):
