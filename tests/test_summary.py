@@ -180,7 +180,11 @@ def test_pathrag_coverage_counts_the_steps_it_cannot_reach(demo: KnowledgeGraph)
 
 
 def test_edit_stops_and_spared_edits_are_summed_over_the_questions_requested() -> None:
-    stopped = {"id": "a", "correct": 0, "usage": {"llm_calls": 3, "edit_stops": 1, "edits_spared": 3}}
+    stopped = {
+        "id": "a",
+        "correct": 0,
+        "usage": {"llm_calls": 3, "edit_stops": 1, "edits_spared": 3},
+    }
     plain = {"id": "b", "correct": 1, "usage": {"llm_calls": 2}}
     summary = summarize([stopped, plain], label="x", requested=4)
     assert summary["edit_stops"] == 1
