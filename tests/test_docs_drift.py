@@ -299,7 +299,10 @@ FILES = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.py")
          if not {".venv", "site", "mutants", ".git"} & set(p.relative_to(ROOT).parts)]  # fmt: skip
 FILE_NAME = re.compile(r"`(?P<path>[\w./-]*[\w-]+\.py)(?::\w+)?`")
 DOTTED = re.compile(r"`(?P<name>readi_graph(?:\.\w+)+)")
-OTHERS = {"evaluator.py"}  # WikiTableQuestions' official evaluator, which datasets/wtq.py follows
+OTHERS = {  # files outside the project that pages name on purpose
+    "evaluator.py",  # WikiTableQuestions' official evaluator, which datasets/wtq.py follows
+    "referee_llm.py",  # the workplace's referee endpoint (contributing/capable-model.md)
+}
 PACKAGE_DATA = "readi_graph._prompts"  # prompts/, installed as package data by the wheel
 
 
