@@ -96,12 +96,57 @@ def test_on_path_chains_come_first_and_every_end_before_a_second_chain() -> None
     assert ends[0] == people[1]
 
 
+def test_a_neighbour_relations_chains_wait_until_the_first_bound_relations_are_all_shown() -> None:
+    """A hop "has genre" also walked `has_tags`: every tag is an end of its own, yet the genre
+    chains (two genres, each reached from six films) are all shown before any tag chain,
+    where "every end once before twice" over all ends would show the tags first."""
+    actor = node("actor")
+    films = [node(f"film{i}") for i in range(6)]
+    genres = [node("drama"), node("musical")]
+    tags = [[node(f"tag{i}.{j}") for j in range(5)] for i in range(6)]
+    hop3 = [link(f, g, "has_genre") for f in films for g in genres]
+    hop3 += [link(f, t, "has_tags") for f, ts in zip(films, tags, strict=True) for t in ts]
+    hop2 = [link(actor, f, "<- starred") for f in films]
+    w = walk([[link(TOPIC, actor, "starred")], hop2, hop3],
+             [("starred",), ("<- starred",), ("has_genre", "has_tags")])  # fmt: skip
+    selection = select([Paths(w, lambda t: False)], cap=1 + 6 + 12 + 4, facts={})
+    shown = shown_chains(selection)
+    genre = [c for c in shown if c[-1].relation == "has_genre"]
+    assert len(genre) == 12 and selection.first_whole  # every genre chain
+    assert len(shown) - len(genre) == 4 and selection.lines == 23  # then tags, to the cap
+    assert selection.chains == 12 + 30 and selection.ends == 2 + 30
+    few = select([Paths(w, lambda t: False)], cap=10, facts={})
+    assert all(c[-1].relation == "has_genre" for c in shown_chains(few))
+    assert not few.first_whole  # the cap came before every genre chain was shown
+
+
+def test_one_tree_per_path_lists_what_two_relations_reach_once() -> None:
+    """A hop "directed by" walked `directed_by` and `written_by`, both reaching the director (and
+    from him both reach one film): one tree, the film's genres once, the other ways in say
+    "as above" (four trees of the same triples before)."""
+    director, film, drama, music = node("director"), node("film"), node("drama"), node("music")
+    w = walk(
+        [[link(TOPIC, director, "directed_by"), link(TOPIC, director, "written_by")],
+         [link(director, film, "<- directed_by"), link(director, film, "<- written_by")],
+         [link(film, drama, "has_genre"), link(film, music, "has_genre")]],
+        [("directed_by", "written_by"), ("<- directed_by", "<- written_by"), ("has_genre",)],
+    )  # fmt: skip
+    selection = select([Paths(w, lambda t: False)], cap=20, facts={})
+    (tree,) = selection.trees.values()
+    laid = [(d, x if isinstance(x, Term) else x.predicate) for d, x in tree.layout({})]
+    assert laid == [
+        (0, "directed_by"), (1, "<- directed_by"), (2, "has_genre"), (2, "has_genre"),
+        (1, "<- written_by"), (2, film), (0, "written_by"), (1, director),
+    ]  # fmt: skip
+    assert selection.chains == selection.chains_shown == 8 and selection.lines == 8
+
+
 def test_a_cut_does_not_follow_the_alphabet() -> None:
     """Which of many equal ends is shown depends on a hash of the node, never on its name:
     relabelled ends (the alphabet reversed) give the same selection."""
     ends = [node(f"end{i:02d}") for i in range(30)]
     w = walk([[link(TOPIC, e) for e in ends]], [("r",)])
-    tree = select([Paths(w, lambda t: False)], 10, {}).trees[("T", ("r",))]
+    tree = select([Paths(w, lambda t: False)], 10, {}).trees[group_of(w)]
     kept = {link.target for _, link in tree.leaves()}
     assert kept == set(sorted(ends, key=tie)[:10])
     assert kept != set(ends[:10]) and kept != set(ends[-10:])
@@ -114,13 +159,13 @@ def test_complete_chains_before_partial_ones_and_bare_compounds_hidden() -> None
     w = walk([hop1, hop2], [("r",), ("s",)])
     p = Paths(w, lambda t: t == cvt)
     selection = select([p], cap=2, facts={})
-    (group,) = selection.trees
-    assert group == ("T", ("r", "s")) and selection.trees[group].complete
+    (tree,) = selection.trees.values()
+    assert displayed(tree) == [(hop1[0], hop2[0])] and tree.complete
     assert selection.hidden == 1 and selection.hidden_via == ("r",)
     assert selection.chains == 2  # a -> c, and the partial chain to b
     everything = select([p], cap=10, facts={})
-    assert list(everything.trees) == [("T", ("r", "s")), ("T", ("r",))]
-    assert not everything.trees[("T", ("r",))].complete
+    (tree,) = everything.trees.values()  # one tree per topic and path, the partial one after
+    assert displayed(tree) == [(hop1[0], hop2[0]), (hop1[1],)]
 
 
 def test_ends_both_paths_reach_come_first() -> None:
@@ -193,6 +238,6 @@ def test_counts_and_chains_match_a_brute_force_enumeration(w: Walk, cap: int) ->
     # when every chain fits, every chain is shown
     whole: dict[object, Tree] = {}
     for c in every:
-        whole.setdefault(group_of(w, c), Tree({}, True, 0)).add(c)
+        whole.setdefault(group_of(w), Tree({}, True, 0)).add(c)
     if sum(tree.lines for tree in whole.values()) <= cap:
         assert len(shown) == len(every)

@@ -107,14 +107,42 @@ def test_each_path_says_what_it_reached_and_only_one_that_reached_its_end_offers
     assert (
         '- from "Rovers": "location" [sports.team.location]: reached its end (1 end node)' in text
     )
-    assert '- from "Lonely Town": "located_in" [nothing walked]: stopped at hop 1 of 1' in text
-    assert "offers no answers" in text
+    assert (
+        '- from "Lonely Town": "located_in" [nothing walked]: stopped at hop 1 of 1: no relation '
+        'walked for "located_in" from "Lonely Town"; it offers no answers' in text
+    )
     assert (
         'Chains from "Lonely Town"' not in text
         and "(Rovers, sports.team.location, Harbourton)" in text
     )
     assert not any("union" in n for n in material.notes)
     assert connected(text)
+
+
+def test_a_stopped_path_says_where_it_stopped_and_a_missing_entity_says_so() -> None:
+    """Where a path stopped reads as such (the hop, its words, the nodes it started from),
+    never as if the topic entity were missing; a missing one is named as missing."""
+    kg = _kg()
+    state = {
+        "question": "who owns the town the Rovers play in",
+        "topic_entities": ["Rovers", "Nowhere Athletic"],
+        "instances": [
+            _record(
+                kg, "Rovers", ("sports.team.location", "forward"), ("made.up.owner", "forward")
+            ),
+            _record(kg, "Nowhere Athletic", ("sports.team.location", "forward")),
+        ],
+    }
+    text = _prompt_values(kg, state).prompt_values["triples"]
+    assert (
+        'stopped at hop 2 of 2: no relation walked for "owner" from the 1 node hop 1 reached '
+        "(Harbourton); it offers no answers" in text
+    )
+    assert (
+        '- from "Nowhere Athletic": "location" [nothing walked]: not walked: the topic entity '
+        "is not in the knowledge graph; it offers no answers" in text
+    )
+    assert connected(text)  # the partial chain to Harbourton, under its path
 
 
 def test_a_path_dropped_from_the_plan_does_not_fill_the_prompt() -> None:

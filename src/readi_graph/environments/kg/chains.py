@@ -6,8 +6,10 @@ relations walked (`Step`), and the links that connected (`Link`: a stored triple
 through a compound node). A chain is a sequence of links from the topic entity to where the
 walk ends: the end of the path (complete) or a node nothing went on from (partial).
 
-Chains are counted exactly (a product of fan-outs can be large) and listed lazily, per end,
-the best ranked first: the relations each hop bound first for its words before the others.
+Chains are counted exactly (a product of fan-outs can be large) and listed lazily, per end
+and per tier: a tier is one choice of relation at each hop, ranked by the places those
+relations have among the ones their hop walked (binding's order: the relations bound first
+for the hop's words before the neighbours binding also followed).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ class Walk:
 
 
 Chain = tuple[Link, ...]
-Group = tuple[str, tuple[str, ...]]  # (topic, the relation of each link): one tree shown
+Group = tuple[str, tuple[Step, ...]]  # (topic, the path walked): one tree shown
+Ranks = tuple[int, ...]  # per link of a chain, its relation's place in its hop (`rank_at`)
 
 
 def tie(term: Term) -> str:
@@ -90,6 +93,8 @@ class Paths:
             self.into.append(into)
             self.count.append(count)
             self.at.append(at)
+        self._reached: dict[Ranks, frozenset[Term]] = {(): frozenset(walk.starts)}
+        self._ranked: list[list[Ranks]] = [[()]]
         self.leaves: dict[Term, list[tuple[int, Link]]] = {}  # shown ends -> (hop, last link)
         self.hidden: dict[Term, list[tuple[int, Link]]] = {}  # bare compound ends
         last = len(walk.steps) - 1
@@ -113,7 +118,7 @@ class Paths:
         named = self.walk.steps[hop].relations if hop < len(self.walk.steps) else ()
         return named.index(link.relation) if link.relation in named else len(named)
 
-    def rank(self, chain: Chain) -> tuple[int, tuple[int, ...]]:
+    def rank(self, chain: Chain) -> tuple[int, Ranks]:
         ranks = tuple(self.rank_at(h, link) for h, link in enumerate(chain))
         return sum(ranks), ranks
 
@@ -123,18 +128,57 @@ class Paths:
     def chains_to(self, leaves: Sequence[tuple[int, Link]]) -> int:
         return sum(self.count[h][link] for h, link in leaves)
 
-    def chains(self, leaves: Sequence[tuple[int, Link]]) -> Iterator[Chain]:
-        """The chains ending with `leaves`, longest and best ranked first (backwards)."""
+    def _reach(self, ranks: Ranks) -> frozenset[Term]:
+        """The nodes reached by the chains whose links have `ranks` (empty: the starts)."""
+        if ranks not in self._reached:
+            before = self._reach(ranks[:-1])
+            hop = len(ranks) - 1
+            self._reached[ranks] = frozenset(
+                link.target
+                for link in self.layers[hop]
+                if link.source in before and self.rank_at(hop, link) == ranks[-1]
+            )
+        return self._reached[ranks]
+
+    def _prefixes(self, hops: int) -> list[Ranks]:
+        """The rank tuples of length `hops` some chain has (each reaches some node)."""
+        while len(self._ranked) <= hops:
+            hop = len(self._ranked) - 1
+            self._ranked.append([
+                (*prefix, r)
+                for prefix in self._ranked[-1]
+                for r in sorted({self.rank_at(hop, link) for link in self.layers[hop]
+                                 if link.source in self._reach(prefix)})
+            ])  # fmt: skip
+        return self._ranked[hops]
+
+    def tiers(self, leaves: Sequence[tuple[int, Link]]) -> list[tuple[Ranks, Iterator[Chain]]]:
+        """The chains ending with `leaves`, split by their ranks: the longest chains first,
+        then the best ranked (`rank`); each tier's chains listed lazily."""
+        found: dict[Ranks, list[tuple[int, Link]]] = {}
+        for hop, leaf in leaves:
+            last = self.rank_at(hop, leaf)
+            for prefix in self._prefixes(hop):
+                if leaf.source in self._reach(prefix):
+                    found.setdefault((*prefix, last), []).append((hop, leaf))
+        order = sorted(found, key=lambda ranks: (-len(ranks), sum(ranks), ranks))
+        return [(ranks, self._chains(found[ranks], ranks)) for ranks in order]
+
+    def _chains(self, leaves: Sequence[tuple[int, Link]], ranks: Ranks) -> Iterator[Chain]:
+        """The chains ending with `leaves` whose links have `ranks` (backwards: every link
+        followed back reaches the topic entity, none is a dead end)."""
 
         def back(hop: int, link: Link, tail: Chain) -> Iterator[Chain]:
             chain = (link, *tail)
             if hop == 0:
                 yield chain
                 return
+            before = self._reach(ranks[: hop - 1])
             for previous in self.into[hop - 1].get(link.source, []):
-                yield from back(hop - 1, previous, chain)
+                if previous.source in before and self.rank_at(hop - 1, previous) == ranks[hop - 1]:
+                    yield from back(hop - 1, previous, chain)
 
-        for hop, leaf in sorted(leaves, key=lambda hl: (-hl[0], self.rank_at(*hl))):
+        for hop, leaf in sorted(leaves, key=lambda hl: tie(hl[1].source)):
             yield from back(hop, leaf, ())
 
     def triples(self, ends: Mapping[Term, Sequence[tuple[int, Link]]]) -> set[Triple]:
@@ -150,5 +194,7 @@ class Paths:
         return found
 
 
-def group_of(walk: Walk, chain: Chain) -> Group:
-    return walk.topic, tuple(link.relation for link in chain)
+def group_of(walk: Walk) -> Group:
+    """The tree a walk's chains are shown in: one per topic entity and path (the relations
+    each link took are in its triple, and each hop's relations in the walked path)."""
+    return walk.topic, tuple(walk.steps)

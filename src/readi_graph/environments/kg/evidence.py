@@ -4,9 +4,10 @@ Readi (its instances), FiDeLiS (its beams) and Think-on-Graph (its kept entities
 what they walked as `chains.Walk`s; `show` picks the chains that fit the cap
 (`selection.select`) and writes them: first the paths walked (per hop the model's words and
 the KG relations walked for them, and what each path reached), then one tree of triples per
-topic entity and relations taken, in which an indented triple continues the chain of the
-triple above it, so every triple shown is connected to its topic entity through triples
-shown; a node reached again at the same hop says "[X continues as above]" instead of
+topic entity and path, whatever relations each hop took (each triple names its relation; the
+walked path names every relation of each hop), in which an indented triple continues the
+chain of the triple above it, so every triple shown is connected to its topic entity through
+triples shown; a node reached again at the same hop says "[X continues as above]" instead of
 repeating what follows it. A compound node's other facts (a marriage's dates) hang under it;
 chains that end at a compound node with nothing beyond it are counted, not shown. What was
 left out is said in numbers, in `notes`.
@@ -26,12 +27,14 @@ from readi_graph.environments.kg.selection import Selection, select
 
 INDENT = "  "
 AS_ABOVE = "continues as above"
+FIRST_WHOLE = " Every complete chain that takes the first relation listed for each hop is shown."
 MAX_NAMES = 400  # names an answer may be constrained to (the bundled model's schema)
 WORDED = "Paths walked (for each hop, the path's words and [the KG relations walked]):"
 UNWORDED = "Paths walked (for each hop, [the KG relations walked]):"
 LAYOUT = (
-    "They are shown as whole chains: the paths walked first, then the chains they reached, "
-    "by the relations taken; an indented triple continues the chain of the triple above it."
+    "They are shown as whole chains: the paths walked, then one tree per path; an indented "
+    f'triple continues the chain of the triple above it, and "[X {AS_ABOVE}]" means X\'s '
+    "chains are shown above."
 )
 
 
@@ -135,12 +138,21 @@ def _hop(step: Step) -> str:
     return f'"{step.words}" {relations}' if step.words else relations
 
 
+def _named_hop(step: Step) -> str:
+    """A hop in a tree's header: the path's words, else its relation (several: in brackets)."""
+    if step.words:
+        return f'"{step.words}"'
+    if len(step.relations) == 1:
+        return step.relations[0]
+    return f"[{', '.join(step.relations) or 'nothing walked'}]"
+
+
 def _text(
     lines: list[tuple[int, Triple | Term]], order: list[tuple[Group, int, int]], names: _Names
 ) -> list[str]:
     out: list[str] = []
-    for (topic, relations), start, count in order:
-        out.append(f'Chains from "{topic}" via {" -> ".join(relations)}:')
+    for (topic, steps), start, count in order:
+        out.append(f'Chains from "{topic}" via {" -> ".join(_named_hop(s) for s in steps)}:')
         for depth, item in lines[start : start + count]:
             if isinstance(item, Triple):
                 s, p, o = names.row(item)
@@ -185,7 +197,7 @@ def _left_out(selection: Selection, cap: int, shown: int, total: int) -> list[st
             f"Left out to keep the evidence within {cap} lines, whole chains at a time: "
             f"{chains - selection.chains_shown} of {chains} chains, {total - shown} of "
             f"{total} triples; {ends - selection.ends_shown} of {ends} end nodes are the end "
-            "of no chain shown."
+            "of no chain shown." + (FIRST_WHOLE if selection.first_whole else "")
         )
     if selection.hidden:
         via = ", ".join(selection.hidden_via)

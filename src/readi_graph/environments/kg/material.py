@@ -27,6 +27,8 @@ from readi_graph.environments.kg.render import (
     triples_text,
 )
 
+FEW = 3  # a stopped hop's starting nodes are named up to this many
+
 READI_LAYOUT = LAYOUT + (
     " Only a path that reached its end offers answers; a hop may also have walked relations "
     "that merely resemble its words: use the chains whose relations fit the question."
@@ -84,9 +86,11 @@ def _walk(
 
 
 def _status(kg: KnowledgeGraph, instance: Instance, ends: int) -> str:
+    """What the path reached, in words that say what happened (the entity missing, or which
+    hop found no relation from where)."""
     n = len(instance.path.relations)
     if not instance.start.found:
-        return "not in the knowledge graph; it offers no answers"
+        return "not walked: the topic entity is not in the knowledge graph; it offers no answers"
     if not n:
         return "no relations; it offers no answers"
     if instance.complete:
@@ -94,8 +98,28 @@ def _status(kg: KnowledgeGraph, instance: Instance, ends: int) -> str:
         if all(kg.is_compound(t, labels.get(t)) for t in instance.frontier):
             return f"reached its end, but only at compound nodes ({ends})"
         return f"reached its end ({ends} end node{'s' if ends != 1 else ''})"
-    at = (instance.failed_at or 0) + 1
-    return f"stopped at hop {at} of {n}, which walked nothing; it offers no answers"
+    at = instance.failed_at or 0
+    words = instance.path.relations[at]
+    return (
+        f'stopped at hop {at + 1} of {n}: no relation walked for "{words}" from '
+        f"{_where(kg, instance, at)}; it offers no answers"
+    )
+
+
+def _where(kg: KnowledgeGraph, instance: Instance, hop: int) -> str:
+    """Where a hop started: the topic entity, or the nodes the hop before reached (named
+    when there are few)."""
+    if not hop:
+        return f'"{instance.path.topic}"'
+    nodes = instance.frontier
+    labels = kg.labels(nodes[:FEW])
+    named = [
+        kg.display(t, labels.get(t)) for t in nodes[:FEW] if not kg.is_compound(t, labels.get(t))
+    ]
+    reached = f"the {len(nodes)} node{'s' if len(nodes) != 1 else ''} hop {hop} reached"
+    if len(nodes) <= FEW and len(named) == len(nodes):
+        return f"{reached} ({', '.join(named)})"
+    return reached
 
 
 def walks(kg: KnowledgeGraph, instances: Sequence[Instance]) -> tuple[list[Walk], list[str]]:

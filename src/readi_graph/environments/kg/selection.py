@@ -1,19 +1,24 @@
 """Which chains an answer prompt shows when there are too many, and how they are laid out.
 
-Over the cap, whole chains are left out, never single triples, in an order that favours
-what supports an answer most: complete chains of a path that reached its end first, then
-ends reached by more paths (the intersection of constraints), then chains whose relations
-were bound first for their words (the path's own relations before the neighbours binding
-also followed: `written_by` walked for "directed by"), then chains naming more of the
-question's words, then ends more chains reach. Every end gets one chain before any end gets
-a second, so a cut drops supporting chains before it drops answers; remaining ties go in a
-fixed order by a hash of the end (not alphabetical: a cut by name drops the answers late in
-the alphabet).
+Over the cap, whole chains are left out, never single triples, tier by tier:
+1. complete chains of a path that reached its end come first (partial chains, and chains of
+   a path that stopped, after them);
+2. within that, chains whose relations were bound first for their words (binding's order
+   at each hop: the path's own relations before the neighbours binding also followed,
+   `written_by` walked for "directed by", `has_tags` for "has genre"): a neighbour
+   relation's chains are shown only once every chain of the relations bound before it is
+   shown (or the cap is reached);
+3. within a tier, every end gets one chain before any end gets a second (ends reached by
+   more paths first, the intersection of constraints; then ends whose chains name more of
+   the question's words; then ends more chains reach), so a cut drops supporting chains
+   before it drops answers. Remaining ties go in a fixed order by a hash of the end (not
+   alphabetical: a cut by name drops the answers late in the alphabet).
 
-The chains of one topic entity and relations taken are shown as one `Tree` of triples: a
-node reached at the same hop by several chains is continued once, where it first appears,
-and its other appearances say so (a film two actors of the topic film starred in is not
-listed twice with everything after it).
+The chains of one topic entity and path are shown as one `Tree` of triples, whatever
+relations each hop took (each triple names its own): a node reached at the same hop by
+several chains is continued once, where it first appears, and its other appearances say so
+(a film two actors of the topic film starred in, or a director reached by `directed_by` and
+`written_by`, is not listed twice with everything after it).
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from readi_graph.core.base import Term, Triple
-from readi_graph.environments.kg.chains import Chain, Group, Link, Paths, group_of, tie
+from readi_graph.environments.kg.chains import Chain, Group, Link, Paths, Ranks, group_of, tie
 
 Key = tuple[int, Term]  # a node at the end of a hop
+Key2 = tuple[str, str]  # an end node, as answers are compared (`Term.answer_key`)
 
 
 class Tree:
@@ -126,6 +132,7 @@ class Selection:
     ends_shown: int = 0
     hidden: int = 0  # chains that end at a compound node with nothing beyond it
     hidden_via: tuple[str, ...] = ()  # the relations those chains end with
+    first_whole: bool = False  # every complete chain on each hop's first relation is shown
 
 
 def select(
@@ -139,41 +146,52 @@ def select(
     shown even if it alone passes the cap. `relevance` (the question's words a chain names)
     orders ends of equal rank."""
     out = Selection()
-    queues: dict[tuple[str, str], list[_Queue]] = {}
+    tiers: dict[tuple[bool, int, Ranks], dict[Key2, list[_Queue]]] = {}
+    firsts: dict[Key2, list[_Queue]] = {}  # per end, the best tier of each walk to it
     for p in paths:
         for end, leaves in p.leaves.items():
-            chains = p.chains(leaves)
-            queue = _Queue(p, chains, [next(chains)], p.chains_to(leaves))
-            queues.setdefault(end.answer_key(), []).append(queue)
-            out.chains += queue.count
+            key = end.answer_key()
+            for i, (ranks, chains) in enumerate(p.tiers(leaves)):
+                queue = _Queue(p, chains, [next(chains)], p.chains_to(leaves))
+                offered = p.walk.answers and len(ranks) == len(p.walk.steps)
+                bucket = tiers.setdefault((not offered, sum(ranks), ranks), {})
+                bucket.setdefault(key, []).append(queue)
+                if i == 0:
+                    firsts.setdefault(key, []).append(queue)
+                    out.chains += queue.count
         out.hidden += sum(p.chains_to(v) for v in p.hidden.values())
         out.hidden_via += tuple(
             r for r in dict.fromkeys(link.relation for v in p.hidden.values() for _, link in v)
             if r not in out.hidden_via
         )  # fmt: skip
-    out.ends = len(queues)
-    ranked = sorted(queues, key=lambda key: _order(queues[key], relevance))
-    skipped, moved = 0, True
-    while moved and out.lines < cap and skipped <= cap:
-        moved = False
-        for queue in (q for key in ranked for q in queues[key]):
-            chain = queue.next()
-            if chain is None:
-                continue
-            moved = True
-            group = group_of(queue.paths.walk, chain)
-            tree = out.trees.get(group) or Tree(
-                facts, queue.paths.complete(chain), queue.paths.rank(chain)
-            )
-            cost = tree.cost(chain)
-            if out.lines and out.lines + cost > cap:
-                skipped += 1
-                continue
-            tree.add(chain)
-            out.trees[group] = tree
-            out.lines += cost
-            if out.lines >= cap:
-                break
+    out.ends = len(firsts)
+    place = {k: i for i, k in enumerate(sorted(firsts, key=lambda k: _order(firsts[k], relevance)))}
+    skipped = 0
+    for tier in sorted(tiers):
+        queues = [q for k in sorted(tiers[tier], key=place.__getitem__) for q in tiers[tier][k]]
+        moved, before = True, skipped
+        while moved and out.lines < cap and skipped <= cap:
+            moved = False
+            for queue in queues:
+                chain = queue.next()
+                if chain is None:
+                    continue
+                moved = True
+                group = group_of(queue.paths.walk)
+                tree = out.trees.get(group) or Tree(
+                    facts, queue.paths.complete(chain), queue.paths.rank(chain)
+                )
+                cost = tree.cost(chain)
+                if out.lines and out.lines + cost > cap:
+                    skipped += 1
+                    continue
+                tree.add(chain)
+                out.trees[group] = tree
+                out.lines += cost
+                if out.lines >= cap:
+                    break
+        if tier[:2] == (False, 0):  # the complete chains on each hop's first relation
+            out.first_whole = skipped == before and all(q.done for q in queues)
     out.chains_shown = sum(tree.chains() for tree in out.trees.values())
     out.ends_shown = len(
         {link.target.answer_key() for tree in out.trees.values() for _, link in tree.leaves()}
@@ -183,15 +201,19 @@ def select(
 
 @dataclass
 class _Queue:
-    """The chains of one walk to one end, listed lazily."""
+    """The chains of one walk to one end in one tier, listed lazily; `count`: the chains of
+    the walk to that end in every tier."""
 
     paths: Paths
     chains: Iterator[Chain]
     buffer: list[Chain]
     count: int
+    done: bool = False  # every chain was listed
 
     def next(self) -> Chain | None:
-        return self.buffer.pop() if self.buffer else next(self.chains, None)
+        chain = self.buffer.pop() if self.buffer else next(self.chains, None)
+        self.done = chain is None
+        return chain
 
 
 def _order(queues: Sequence[_Queue], relevance: Callable[[Chain], int]) -> tuple[object, ...]:

@@ -1,6 +1,6 @@
 """ToG's answer evidence as whole chains (`environments/kg/evidence.py`): per topic entity,
-the entities kept at each depth linked to the one they were reached from, so a triple kept
-at depth 3 is shown under the chain that leads to it from the topic entity."""
+one tree of the entities kept at each depth linked to the one they were reached from, so a
+triple kept at depth 3 is shown under the chain that leads to it from the topic entity."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from readi_graph.environments.kg.records import term_from
 from readi_graph.strategies.tog import search
 from readi_graph.strategies.tog.state import Candidate, TogState
 
-DEEPEST = " Chains that reach the deepest depth searched come first."
+DEEPEST = " Under each node, the chains that reach the deepest depth searched come first."
 
 
 def _link(kept: Candidate) -> Link:

@@ -11,7 +11,7 @@ from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.context import ReadiContext, current_settings
 from readi_graph.core.llm import ModelRef
 from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
-from readi_graph.core.prompts import notes_text, render
+from readi_graph.core.prompts import render
 from readi_graph.core.state import ReadiState
 
 
@@ -22,7 +22,8 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
         run = current_settings()
         with Meter("answer") as meter:
             material = adapter.material(state, run)
-            notes, values = stopped(state, run, material.notes, material.prompt_values)
+            notes = stopped(state, run, material.notes)
+            values = material.prompt_values  # its notes are on the evidence alone
             if material.no_evidence is not None:
                 text, answers = material.no_evidence, []
             else:
@@ -52,16 +53,14 @@ def make_answer(adapter: Adapter, model: ModelRef) -> ModelNode:
     return model_node(model, answer, native=adapter.native_async)
 
 
-def stopped(
-    state: ReadiState, run: ReadiContext, notes: list[str], values: dict[str, str]
-) -> tuple[list[str], dict[str, str]]:
-    """The notes (and the prompt's, when it has them) with why editing stopped early, when
-    the router answered because no edit could change anything (`edit_stop`)."""
+def stopped(state: ReadiState, run: ReadiContext, notes: list[str]) -> list[str]:
+    """The output's notes with why editing stopped early, when the router answered because no
+    edit could change anything (`edit_stop`). A note on the run, not on the evidence: the
+    answer prompt does not carry it (the answering model can do nothing with it)."""
     why = state.get("edit_stop")
     if not why:
-        return notes, values
+        return notes
     edits = state.get("edits_used", 0)
     left = run.max_edits - edits
     done = f"{edits} edit{'s' if edits != 1 else ''}"
-    notes = [*notes, f"Editing stopped after {done} with {left} left unspent: {why}."]
-    return notes, ({**values, "notes": notes_text(notes)} if "notes" in values else values)
+    return [*notes, f"Editing stopped after {done} with {left} left unspent: {why}."]
