@@ -26,7 +26,7 @@ def test_quickstart_executes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     ]
     assert "['Greek'] grounded: True edits: 1" in outputs[1]
     assert "'llm_calls': 3" in outputs[1]
-    assert "diagnose -> ['diagnosis', 'usage']" in outputs[2]
+    assert "diagnose -> ['diagnosis', 'edit_stop', 'usage']" in outputs[2]
     assert "diagnose -.-> edit;" in outputs[3]
     assert outputs[4].strip() == "The films are in Greek."
     assert "in_language" in outputs[5]  # the person is offered the repair ...

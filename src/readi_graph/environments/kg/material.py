@@ -40,6 +40,8 @@ def final_instances(state: ReadiState) -> tuple[list[Instance], list[str]]:
     entity the plan no longer has a path for (absent, or an empty list)."""
     chosen = state.get("best_instances") or state.get("instances") or []
     plan = state.get("plan")
+    if state.get("parse_error") or not plan:  # an unreadable reply is no plan: it drops nothing
+        plan = None
     instances, notes = [], []
     for record in chosen:
         topic = record["path"]["topic"]
