@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from readi_graph.environments.kg.encoder import phrases
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
+from readi_graph.environments.kg.relations.encoder import phrases
 
 Work = Callable[[KnowledgeGraph], Any]
 

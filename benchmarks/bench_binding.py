@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from readi_graph.environments.kg.retrieval import RelationIndex, relation_text, tokens
+from readi_graph.environments.kg.relations.retrieval import RelationIndex, relation_text, tokens
 
 from _report import write_report
 from _timing import spread

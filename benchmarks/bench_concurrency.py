@@ -5,12 +5,12 @@ Run:  python benchmarks/bench_concurrency.py [--latency 0.3] [--endpoint-latency
 (~5 min). Writes benchmarks/results/concurrency.md (concurrency_remote.md with an endpoint
 latency). The KG is MetaQA in a throw-away Debian Virtuoso on loopback (or the endpoint given);
 `--endpoint-latency` adds that many seconds to every query's round trip, as a distant endpoint
-would. The model is the offline corrupt planner with the oracle editor (eval/offline.py), each
+would. The model is the offline corrupt planner with the oracle editor (eval/instance_ends.py), each
 reply delayed by `--latency` seconds (eval/latency.py), standing in for an API.
 
 The same questions run, side by side in one run, three ways: the eval runner with N worker
 threads (`readi eval --concurrency N`); N asyncio tasks (`--async`, `ainvoke`) with the KG
-steps in asyncio's worker threads (how every environment ran before `core/bridge.py`, and how
+steps in asyncio's worker threads (how every environment ran before `core/run/bridge.py`, and how
 local stores still run); and N asyncio tasks with the endpoint's queries awaited on the event
 loop (the default for an endpoint). Reported: questions/s, the speed-up over N = 1, the peak
 number of OS threads of the process (from /proc/self/task, sampled every 5 ms; the count
@@ -45,12 +45,12 @@ import httpx
 from readi_graph.cli.evaluate_metaqa import answer_among
 from readi_graph.core.context import ReadiContext
 from readi_graph.datasets.metaqa import load_questions
-from readi_graph.datasets.metaqa_offline import OfflineModel
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import metaqa_ntriples
+from readi_graph.environments.kg.store.local import metaqa_ntriples
 from readi_graph.eval import runner
 from readi_graph.eval.latency import Delayed
 from readi_graph.graph import build_graph
+from readi_graph.offline.readi import OfflineModel
 
 from _report import write_report
 

@@ -70,7 +70,7 @@ def run_filter(dump: Path, out: Path, *extra: str, env: dict[str, str] | None = 
 
 def plain_python(dump: Path, out: Path) -> dict:
     """The usual filter: a line at a time in Python (decompression in-process)."""
-    from readi_graph.environments.kg.dump_filter import DumpFilter
+    from readi_graph.datasets.freebase_dump.filter import DumpFilter
 
     wanted = DumpFilter.from_inventory(INVENTORY)
     tagged = b'"@en'

@@ -14,7 +14,7 @@ wrote first (the 0103 run), with a scripted model:
   step (or after compound nodes), else among Earlier Relations for an earlier step (backing
   up to it), else the same path. It knows the gold relations, no KG id it was not shown,
   like the MetaQA shown-only oracle: what the prompt offers bounds what it can repair;
-- answer: the scripted answer (`datasets/scripted_answer.py`) from the triples shown.
+- answer: the scripted answer (`offline/scripted_answer.py`) from the triples shown.
 
 It runs against whichever `readi_graph` is first on the path, so the same command measures
 the code before and after a change (options the older code lacks are left out). Prints one
@@ -38,13 +38,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from readi_cwq_subgraphs import DATA, records
 
+from readi_graph.bench.binding_real import gold_relations
 from readi_graph.core.context import ReadiContext
-from readi_graph.datasets.scripted_answer import reply, scripted_answers
 from readi_graph.environments.kg.name_triples import name_triples_kg
-from readi_graph.environments.kg.schema import RelationSchema
-from readi_graph.eval.binding_real import gold_relations
+from readi_graph.environments.kg.relations.schema import RelationSchema
 from readi_graph.eval.metrics import hit1, normalize
 from readi_graph.graph import build_graph
+from readi_graph.offline.scripted_answer import reply, scripted_answers
 
 FREEBASE = Path(__file__).resolve().parents[2] / "shared" / "data" / "freebase"
 STEP = re.compile(r'\(step (\d+) from "(.*?)"\)')

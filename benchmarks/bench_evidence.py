@@ -14,7 +14,7 @@ Then the answer prompt is written with each layout from the same instances, and 
 - path shown: prompts that show the walked path (words and relations per hop);
 - tokens: the prompt's tokens (cl100k), mean and max, and the evidence section's (the
   triples and the notes) alone;
-- scripted hit@1: the offline answer rule (`datasets/scripted_answer.py`) reading the prompt.
+- scripted hit@1: the offline answer rule (`offline/scripted_answer.py`) reading the prompt.
 Run it with another checkout first on PYTHONPATH to measure that code (a checkout without
 `evidence_layout` is measured as "before").
 """
@@ -29,15 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.core.context import ReadiContext
+from readi_graph.core.models.tokens import count
 from readi_graph.core.prompts import render
-from readi_graph.core.tokens import count
 from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path, gold_plan, load_questions
-from readi_graph.datasets.scripted_answer import scripted_answers, shown_triples
-from readi_graph.environments.kg.adapter import KGAdapter
-from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import METAQA_RELATION
-from readi_graph.environments.kg.records import instance_record
+from readi_graph.environments.kg.reasoning.adapter import KGAdapter
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.reasoning.records import instance_record
+from readi_graph.environments.kg.store.local import METAQA_RELATION
+from readi_graph.offline.scripted_answer import scripted_answers, shown_triples
 
 from _report import write_report
 

@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.core.base import Term
-from readi_graph.environments.kg.diagnosis import diagnose
-from readi_graph.environments.kg.instantiation import connect, merge
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
-from readi_graph.environments.kg.paths import Candidate, KGPath
+from readi_graph.environments.kg.reasoning.diagnosis import diagnose
+from readi_graph.environments.kg.reasoning.instantiation import connect, merge
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
 
 import read_shapes
 from _report import write_report

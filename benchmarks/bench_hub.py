@@ -38,12 +38,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from readi_graph.bench.synthetic import EX, hub_ntriples
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.explore import Similarity
-from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.eval.synthetic import EX, hub_ntriples
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
 from readi_graph.strategies.fidelis.pathrag import EDGES_PER_BEAM, candidates
 
 from _report import write_report
@@ -189,7 +189,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="warm calls per side")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    from readi_graph.environments.kg.encoder import DenseEncoder, dense_available
+    from readi_graph.environments.kg.relations.encoder import DenseEncoder, dense_available
 
     if dense_available():
         DenseEncoder.encode(["warm up"])  # load MiniLM before anything is timed

@@ -32,11 +32,11 @@ import rdflib
 
 from readi_graph.core.base import Term
 from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path, load_questions
-from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
-from readi_graph.environments.kg.local import load_file, metaqa_ntriples
-from readi_graph.environments.kg.paths import Binding, KGPath
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.relations.paths import Binding, KGPath
+from readi_graph.environments.kg.store import sparql
+from readi_graph.environments.kg.store.local import load_file, metaqa_ntriples
 
 from _report import write_report
 from _timing import spread

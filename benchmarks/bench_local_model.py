@@ -26,14 +26,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from readi_graph.core.local_chat import SchemaConstraint
-from readi_graph.core.local_model import load
+from readi_graph.core.local.chat import SchemaConstraint
+from readi_graph.core.local.model import load
 
 from _report import write_report
 
 LOAD = (
     "import time; t = time.perf_counter()\n"
-    "from readi_graph.core.local_model import load; load()\n"
+    "from readi_graph.core.local.model import load; load()\n"
     "print(time.perf_counter() - t)\n"
 )
 
@@ -49,7 +49,7 @@ def load_seconds(cache: str) -> float:
 def plan_prompt() -> tuple[str, dict[str, Any]]:
     from readi_graph.core.prompts import render
     from readi_graph.demo import demo_kg
-    from readi_graph.environments.kg.adapter import KGAdapter
+    from readi_graph.environments.kg.reasoning.adapter import KGAdapter
 
     state: Any = {
         "question": "which films did Robert Zemeckis direct",

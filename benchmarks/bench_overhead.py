@@ -26,12 +26,12 @@ import statistics
 import time
 from pathlib import Path
 
-from readi_graph.datasets import metaqa_gold as gold
 from readi_graph.datasets.metaqa import load_questions
-from readi_graph.datasets.metaqa_offline import OfflineModel
-from readi_graph.environments.kg.encoder import dense_available
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.relations.encoder import dense_available
 from readi_graph.graph import build_graph
+from readi_graph.offline import gold
+from readi_graph.offline.readi import OfflineModel
 
 from _report import write_report
 

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.datasets.metaqa import load_questions
-from readi_graph.datasets.metaqa_tog import TogOracle
-from readi_graph.environments.kg.encoder import phrases
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.relations.encoder import phrases
 from readi_graph.eval.metrics import kgqa_scores
 from readi_graph.graph import build_graph
+from readi_graph.offline.tog import TogOracle
 from readi_graph.strategies.tog.context import TogContext, call_bound
 
 from _report import write_report

@@ -13,10 +13,10 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.edges import Edge, Expansion
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.sparql import Branch
+from readi_graph.environments.kg.store import sparql
+from readi_graph.environments.kg.store.edges import Edge, Expansion
+from readi_graph.environments.kg.store.sparql import Branch
 
 from _timing import percentile, spread
 

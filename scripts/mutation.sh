@@ -3,7 +3,7 @@
 # instantiation and merge, diagnosis, path/plan parsing, table constraints. Slow (minutes per
 # module): not part of the CI test command. Scores and the surviving mutants: docs/mutation.md.
 #   bash scripts/mutation.sh                          # every module of [tool.mutmut] only_mutate
-#   bash scripts/mutation.sh environments.kg.parsing  # one module (readi_graph.<MODULE>)
+#   bash scripts/mutation.sh environments.kg.reasoning.parsing  # one module (readi_graph.<MODULE>)
 # Needs the dev extra (mutmut) and ../shared/data (MetaQA) beside the project. On a shared
 # machine run it under the CPU lock: nice -n 10 flock /work/notes/cpu.lock bash scripts/mutation.sh
 set -euo pipefail

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import settings
 
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
-from readi_graph.environments.kg.local import metaqa_ntriples
+from readi_graph.environments.kg.store.local import metaqa_ntriples
 
 from servers import Virtuoso, start_virtuoso, virtuoso_available
 
@@ -65,7 +65,7 @@ def metaqa_kg(metaqa_dir: Path) -> KnowledgeGraph:
 @pytest.fixture(scope="session")
 def freebase_mini() -> KnowledgeGraph:
     """A hand-made Freebase-style KG with CVT (compound) nodes."""
-    from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+    from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 
     return KnowledgeGraph.from_file(
         FIXTURES / "freebase_mini.ttl", KGSettings(entity_namespace=FREEBASE_NS)

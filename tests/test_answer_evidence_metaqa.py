@@ -20,15 +20,15 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.datasets.metaqa import MetaQAQuestion, gold_plan, load_questions
-from readi_graph.datasets.metaqa_fidelis import FidelisOracle
-from readi_graph.datasets.metaqa_offline import gold_steps
-from readi_graph.datasets.metaqa_tog import TogOracle
-from readi_graph.datasets.scripted_answer import shown_triples
-from readi_graph.environments.kg.adapter import KGAdapter
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import METAQA_RELATION
-from readi_graph.environments.kg.records import instance_from
+from readi_graph.environments.kg.reasoning.adapter import KGAdapter
+from readi_graph.environments.kg.reasoning.records import instance_from
+from readi_graph.environments.kg.store.local import METAQA_RELATION
 from readi_graph.graph import build_graph
+from readi_graph.offline.fidelis import FidelisOracle
+from readi_graph.offline.readi import gold_steps
+from readi_graph.offline.scripted_answer import shown_triples
+from readi_graph.offline.tog import TogOracle
 
 from fakes import function_model, path
 

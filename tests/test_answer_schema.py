@@ -17,9 +17,9 @@ from pydantic import Field
 
 from readi_graph.core.adapter import ANSWER_SCHEMA, MAX_ANSWER_NAMES, answer_schema
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.local_chat import JSON_OPTIONS, bounded
+from readi_graph.core.local.chat import JSON_OPTIONS, bounded
 from readi_graph.demo import demo_kg
-from readi_graph.environments.kg import evidence_read
+from readi_graph.environments.kg.answer_evidence import read as evidence_read
 from readi_graph.graph import build_graph
 
 from fakes import FunctionModel, tog_kind

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from readi_graph.datasets.metaqa import load_questions
-from readi_graph.datasets.metaqa_offline import OfflineModel
-from readi_graph.environments.kg import evidence_read
+from readi_graph.environments.kg.answer_evidence import read as evidence_read
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval.latency import Delayed
 from readi_graph.graph import build_graph
+from readi_graph.offline.readi import OfflineModel
 
 from fakes import function_model
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
-from readi_graph.eval.binding_real import RealPaths, recall
+from readi_graph.bench.binding_real import RealPaths, recall
+from readi_graph.environments.kg.relations.schema import FREEBASE_NS, RelationSchema
 
 SCHEMA = RelationSchema.from_inventory(
     {

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from readi_graph.environments.kg import encoder
+from readi_graph.environments.kg.relations import encoder
 
 from _timing import percentile, side_by_side, spread
 

@@ -9,15 +9,15 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from readi_graph.environments.kg import instantiation
-from readi_graph.environments.kg.binding import BindingOptions
-from readi_graph.environments.kg.instantiation import bind_locally
+from readi_graph.bench.replay import fragment_ntriples
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.paths import Candidate
-from readi_graph.environments.kg.retrieval import RelationIndex
-from readi_graph.environments.kg.schema import FREEBASE_NS as NS
-from readi_graph.eval.replay import fragment_ntriples
+from readi_graph.environments.kg.reasoning import instantiation
+from readi_graph.environments.kg.reasoning.instantiation import bind_locally
+from readi_graph.environments.kg.relations.binding import BindingOptions
+from readi_graph.environments.kg.relations.paths import Candidate
+from readi_graph.environments.kg.relations.retrieval import RelationIndex
+from readi_graph.environments.kg.relations.schema import FREEBASE_NS as NS
+from readi_graph.environments.kg.store.local import load_ntriples
 
 SCORES = {"team.alpha": 2.0, "team.beta": 2.0, "team.gamma": 1.0, "team.delta": 0.0, "far": 3.0}
 

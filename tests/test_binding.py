@@ -9,14 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.environments.kg.binding import BindingOptions, bind_phrase
-from readi_graph.environments.kg.instantiation import bind, bind_locally, connect
-from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.paths import KGPath
-from readi_graph.environments.kg.retrieval import RelationIndex, id_key
-from readi_graph.environments.kg.schema import FREEBASE_NS, RelationSchema
-from readi_graph.eval.binding_real import (
+from readi_graph.bench.binding_real import (
     IndexBinder,
     RealPaths,
     gold_relations,
@@ -24,12 +17,19 @@ from readi_graph.eval.binding_real import (
     recall,
     split_path,
 )
-from readi_graph.eval.replay import (
+from readi_graph.bench.replay import (
     fragment_kg,
     fragment_ntriples,
     fragment_triples,
     replay,
 )
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.reasoning.instantiation import bind, bind_locally, connect
+from readi_graph.environments.kg.relations.binding import BindingOptions, bind_phrase
+from readi_graph.environments.kg.relations.paths import KGPath
+from readi_graph.environments.kg.relations.retrieval import RelationIndex, id_key
+from readi_graph.environments.kg.relations.schema import FREEBASE_NS, RelationSchema
+from readi_graph.environments.kg.store.local import load_ntriples
 
 FIXTURE = Path(__file__).parent / "fixtures" / "cwq_fragment"
 NS = FREEBASE_NS
@@ -323,7 +323,7 @@ def test_cli_benchmarks_on_real_output(capsys: pytest.CaptureFixture[str]) -> No
 def test_a_paths_new_phrases_are_encoded_in_one_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from readi_graph.environments.kg.encoder import DenseEncoder, PhraseCache
+    from readi_graph.environments.kg.relations.encoder import DenseEncoder, PhraseCache
 
     calls: list[list[str]] = []
 
@@ -366,7 +366,7 @@ def test_other_models_files_may_write_a_lone_path_per_topic(tmp_path: Path) -> N
             "relation_path_candidates": {"Lou Seal": "Lou Seal -> sports.mascot.team", "x": 3}}  # fmt: skip
     (tmp_path / "other_model.json").write_text(json.dumps([item]))
     (tmp_path / "unrelated.json").write_text(json.dumps({"a": 1}))
-    from readi_graph.eval.binding_real import real_files
+    from readi_graph.bench.binding_real import real_files
 
     assert [f.name for f in real_files(tmp_path)] == ["other_model.json"]
     (question,) = load_real(tmp_path / "other_model.json")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from readi_graph.core.local_model import local_available
+from readi_graph.core.local.model import local_available
 
 HERE = Path(__file__).parent
 pytest.importorskip("blockbuster", reason="needs blockbuster (dev extra)")

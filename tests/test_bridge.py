@@ -1,5 +1,5 @@
 """The async path of a remote KG: sync environment code whose endpoint queries are awaited on
-the event loop (`core/bridge.py`), so questions waiting for the endpoint hold no thread."""
+the event loop (`core/run/bridge.py`), so questions waiting for the endpoint hold no thread."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import httpx
 import pyoxigraph as ox
 import pytest
 
-from readi_graph.core import bridge
 from readi_graph.core.base import EndpointUnavailable
+from readi_graph.core.run import bridge
 from readi_graph.demo import DEMO_KB
-from readi_graph.environments.kg.endpoint import EndpointBackend
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_metaqa
+from readi_graph.environments.kg.store.endpoint import EndpointBackend
+from readi_graph.environments.kg.store.local import load_metaqa
 from readi_graph.graph import build_graph
 
 from fakes import function_model

@@ -1,4 +1,4 @@
-"""Which chains an answer prompt shows (`environments/kg/chains.py`, `selection.py`): whole
+"""Which chains an answer prompt shows (`environments/kg/answer_evidence/chains.py`, `selection.py`): whole
 chains, counted exactly, on-path and complete chains first, every end once before any end
 twice, ties in an order that is not the alphabet, a node reached twice continued once;
 checked against a brute-force enumeration."""
@@ -11,8 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from readi_graph.core.base import Term, Triple
-from readi_graph.environments.kg.chains import Chain, Link, Paths, Step, Walk, group_of, tie
-from readi_graph.environments.kg.selection import Selection, Tree, select
+from readi_graph.environments.kg.answer_evidence.chains import (
+    Chain,
+    Link,
+    Paths,
+    Step,
+    Walk,
+    group_of,
+    tie,
+)
+from readi_graph.environments.kg.answer_evidence.selection import Selection, Tree, select
 
 TOPIC = Term.iri("urn:topic")
 

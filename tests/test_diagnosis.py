@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from readi_graph.core.diagnosis import unparseable
-from readi_graph.environments.kg.diagnosis import diagnose
-from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import METAQA_RELATION
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.reasoning.diagnosis import diagnose
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.local import METAQA_RELATION
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 
 
 def fb(name: str) -> tuple[Candidate, ...]:
@@ -103,7 +103,7 @@ def test_caps_and_determinism(metaqa_kg: KnowledgeGraph) -> None:
 
 def test_unparseable_output_is_a_diagnosis() -> None:
     from readi_graph.core.parsing import OutputParseError
-    from readi_graph.environments.kg.parsing import parse_kg_paths
+    from readi_graph.environments.kg.reasoning.parsing import parse_kg_paths
 
     with pytest.raises(OutputParseError) as error:
         parse_kg_paths("I think the answer is Paris!!", ["Paris"])
@@ -118,9 +118,9 @@ def test_unparseable_output_is_a_diagnosis() -> None:
 def test_halfway_instances_of_a_node_reached_at_two_steps() -> None:
     """Real KGs have cycles: X is reached at step 1 (T -p-> X) and at step 2 (Y -q-> X).
     Walking back from X must use step 2's pointer, not step 1's (a KeyError on CWQ data)."""
-    from readi_graph.environments.kg.diagnosis import halfway_instances
-    from readi_graph.environments.kg.local import load_ntriples
-    from readi_graph.eval.replay import fragment_ntriples
+    from readi_graph.bench.replay import fragment_ntriples
+    from readi_graph.environments.kg.reasoning.diagnosis import halfway_instances
+    from readi_graph.environments.kg.store.local import load_ntriples
 
     triples = [("T", "a.b.p", "X"), ("T", "a.b.p", "Y"), ("Y", "a.b.q", "X")]
     kg = KnowledgeGraph(load_ntriples(fragment_ntriples(triples)))
@@ -174,8 +174,8 @@ def test_a_diagnosis_survives_state_and_reads_as_the_edit_prompt_says() -> None:
 
 
 def test_each_earlier_step_says_where_it_started() -> None:
-    from readi_graph.environments.kg.local import load_ntriples
-    from readi_graph.eval.replay import fragment_ntriples
+    from readi_graph.bench.replay import fragment_ntriples
+    from readi_graph.environments.kg.store.local import load_ntriples
 
     triples = [("A", "x.y.r", f"n{i}") for i in range(4)]
     triples += [("n2", "x.y.s", "B"), ("n3", "x.y.s", "B")]

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from readi_graph.bench.replay import fragment_ntriples, node_iri
 from readi_graph.core.diagnosis import CandidateRelation, Reason
-from readi_graph.environments.kg.diagnosis import diagnose
-from readi_graph.environments.kg.instantiation import Instance, connect
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS as NS
-from readi_graph.eval.replay import fragment_ntriples, node_iri
+from readi_graph.environments.kg.reasoning.diagnosis import diagnose
+from readi_graph.environments.kg.reasoning.instantiation import Instance, connect
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.local import load_ntriples
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS as NS
 
 
 def _kg(triples: list[tuple[str, str, str]], extra: str = "", **settings: Any) -> KnowledgeGraph:

@@ -307,7 +307,7 @@ PACKAGE_DATA = "readi_graph._prompts"  # prompts/, installed as package data by 
 
 
 def problems_with_modules(text: Text) -> list[str]:
-    """A file named in code (`core/bridge.py`, `nodes/describe.py`) is one of the project's
+    """A file named in code (`core/run/bridge.py`, `nodes/describe.py`) is one of the project's
     (the end of its path), and a dotted `readi_graph....` name imports."""
     import importlib
 

@@ -15,12 +15,12 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.core.context import ReadiContext
-from readi_graph.environments.kg.diagnosis import NOTHING_LEFT, diagnose
-from readi_graph.environments.kg.instantiation import Instance, connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.name_triples import name_triples_kg
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.reasoning.diagnosis import NOTHING_LEFT, diagnose
+from readi_graph.environments.kg.reasoning.instantiation import Instance, connect
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 from readi_graph.graph import build_graph
 
 from fakes import ScriptedModel, path, scripted

@@ -11,8 +11,8 @@ import pytest
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.diagnosis import Diagnosis, Reason, diagnosis_record, fingerprint
 from readi_graph.core.parsing import OutputParseError
-from readi_graph.environments.kg.editing import attempts_text, chosen_paths, parse_edit
-from readi_graph.environments.kg.parsing import dropped_topics, parse_kg_edit
+from readi_graph.environments.kg.reasoning.editing import attempts_text, chosen_paths, parse_edit
+from readi_graph.environments.kg.reasoning.parsing import dropped_topics, parse_kg_edit
 from readi_graph.strategies.readi.nodes.diagnose import edit_stop, route_after_diagnose
 
 TOPICS = ["Marta Nowak", "Gdansk Sharks"]

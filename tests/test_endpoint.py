@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from readi_graph.core.base import EndpointUnavailable, QueryRejected, Term
-from readi_graph.environments.kg.endpoint import EndpointBackend
+from readi_graph.environments.kg.store.endpoint import EndpointBackend
 
 URL = "http://127.0.0.1:9/sparql"
 OK = {"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri", "value": "urn:a"}}]}}

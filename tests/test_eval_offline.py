@@ -9,9 +9,9 @@ import pytest
 
 from readi_graph.cli import main
 from readi_graph.datasets.metaqa import MetaQAQuestion
-from readi_graph.datasets.metaqa_offline import OfflineModel, corrupt, gold_steps
-from readi_graph.datasets.metaqa_oracle import paraphrases
-from readi_graph.datasets.scripted_answer import scripted_answers
+from readi_graph.offline.editors import paraphrases
+from readi_graph.offline.readi import OfflineModel, corrupt, gold_steps
+from readi_graph.offline.scripted_answer import scripted_answers
 
 QUESTION = MetaQAQuestion(
     id="2hop-dev-x",

@@ -13,7 +13,7 @@ import pytest
 
 from readi_graph.cli import main
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.core.models.reply_cache import ReplyCache
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import f1, hit1, hit_lenient, kgqa_scores

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from readi_graph.core.context import ReadiContext
-from readi_graph.environments.kg import evidence_read
-from readi_graph.environments.kg.adapter import KGAdapter
-from readi_graph.environments.kg.instantiation import connect
+from readi_graph.environments.kg.answer_evidence import read as evidence_read
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.environments.kg.records import instance_record
+from readi_graph.environments.kg.reasoning.adapter import KGAdapter
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.reasoning.records import instance_record
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.local import load_ntriples
 
 NS = "http://rdf.freebase.com/ns/"
 NAME = NS + "type.object.name"

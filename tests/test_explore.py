@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from readi_graph.bench.synthetic import EX, hub_ntriples
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.explore import COMPOUND, Explorer, Reach
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
-from readi_graph.eval.synthetic import EX, hub_ntriples
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 
 NS = FREEBASE_NS
 

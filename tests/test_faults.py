@@ -15,7 +15,7 @@ from fault_proxy import FaultProxy, fault_proxy
 from readi_graph.core.base import EndpointUnavailable, Term
 from readi_graph.core.context import ReadiContext
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import metaqa_iri
+from readi_graph.environments.kg.store.local import metaqa_iri
 from readi_graph.eval import runner
 from readi_graph.eval.metrics import kgqa_scores
 from readi_graph.eval.runner import Item, read_results
@@ -107,7 +107,7 @@ def test_an_outage_mid_evaluation_is_recorded_and_resume_completes_it(
     proxy: FaultProxy, metaqa_dir: Path, tmp_path: Path
 ) -> None:
     from readi_graph.datasets.metaqa import load_questions
-    from readi_graph.datasets.metaqa_offline import OfflineModel
+    from readi_graph.offline.readi import OfflineModel
 
     questions = [q for q, _ in zip(load_questions(metaqa_dir, 2), range(12), strict=False)]
     items = [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from readi_graph.core.parsing import OutputParseError
-from readi_graph.environments.kg import evidence_read
+from readi_graph.environments.kg.answer_evidence import read as evidence_read
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -215,7 +215,7 @@ def test_eval_compares_both_strategies_on_the_same_questions(
 ) -> None:
     from readi_graph.cli import main
     from readi_graph.datasets.metaqa import load_questions
-    from readi_graph.datasets.metaqa_offline import gold_steps
+    from readi_graph.offline.readi import gold_steps
 
     from openai_stub import openai_stub
 

@@ -12,7 +12,7 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.core.base import Term
-from readi_graph.environments.kg import evidence_read
+from readi_graph.environments.kg.answer_evidence import read as evidence_read
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.strategies import get

@@ -14,8 +14,8 @@ import pyoxigraph as ox
 import pytest
 
 from readi_graph.cli import main
-from readi_graph.environments.kg import dump_streams
-from readi_graph.environments.kg.dump_filter import DumpFilter
+from readi_graph.datasets.freebase_dump import streams as dump_streams
+from readi_graph.datasets.freebase_dump.filter import DumpFilter
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
 from conftest import FIXTURES

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from readi_graph.core.base import ReadiError
 from readi_graph.core.parsing import OutputParseError, parse_answer, parse_list_answer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.parsing import (
+from readi_graph.environments.kg.reasoning.parsing import (
     MAX_ALTERNATIVES,
     MAX_RELATION_CHARS,
     MAX_RELATIONS,

@@ -6,7 +6,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import ModelNotConfigured
+from readi_graph.core.models.llm import ModelNotConfigured
 from readi_graph.demo import demo_kg
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
@@ -167,11 +167,11 @@ def test_permanent_model_errors_are_not_retried(kg: KnowledgeGraph) -> None:
 def test_missing_model_configuration_names_the_variables(
     kg: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import readi_graph.core.local_model
+    import readi_graph.core.local.model
 
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(readi_graph.core.local_model, "local_available", lambda: False)
+    monkeypatch.setattr(readi_graph.core.local.model, "local_available", lambda: False)
     graph = build_graph(kg)  # building needs no model
     with pytest.raises(ModelNotConfigured, match=r"OPENAI_API_KEY.*OPENAI_BASE_URL.*\[local\]"):
         graph.invoke(ZWICK, LIMIT)
@@ -187,13 +187,13 @@ def test_unreadable_output_is_counted(kg: KnowledgeGraph) -> None:
 
 
 def test_environment_endpoint_wins_over_the_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    import readi_graph.core.local_model
+    import readi_graph.core.local.model
     from readi_graph.core.context import ReadiContext
-    from readi_graph.core.llm import default_model
+    from readi_graph.core.models.llm import default_model
 
-    monkeypatch.setattr(readi_graph.core.local_model, "local_available", lambda: True)
+    monkeypatch.setattr(readi_graph.core.local.model, "local_available", lambda: True)
     monkeypatch.setattr(
-        readi_graph.core.local_model,
+        readi_graph.core.local.model,
         "local_chat_model",
         lambda *a, **k: pytest.fail("the local model must not start"),
     )

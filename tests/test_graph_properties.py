@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from readi_graph.core.base import InputError
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
-from readi_graph.environments.kg.sparql import literal
+from readi_graph.environments.kg.store.local import load_ntriples
+from readi_graph.environments.kg.store.sparql import literal
 from readi_graph.graph import build_graph
 
 from fakes import function_model

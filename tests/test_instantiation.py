@@ -9,11 +9,11 @@ import pytest
 
 from readi_graph.core.base import Term
 from readi_graph.datasets.metaqa import gold_path, gold_plan, load_questions
-from readi_graph.environments.kg.instantiation import Merged, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
-from readi_graph.environments.kg.local import METAQA_RELATION, load_metaqa
-from readi_graph.environments.kg.paths import Candidate, KGPath
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.reasoning.instantiation import Merged, bind, connect, merge
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.local import METAQA_RELATION, load_metaqa
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 
 
 def rel(name: str, direction: str = "both") -> tuple[Candidate, ...]:
@@ -177,7 +177,7 @@ def test_a_self_loop_on_the_topic_is_kept(metaqa_kg: KnowledgeGraph) -> None:
 def test_typed_and_plain_literals_of_one_value_are_one_answer() -> None:
     """A question whose constraints end in "1979"^^xsd:gYear and "1979" (it raised TypeError
     in merge: `None < str` while sorting the terms)."""
-    from readi_graph.environments.kg.local import load_ntriples
+    from readi_graph.environments.kg.store.local import load_ntriples
 
     ex, year = "http://example.org/", "http://www.w3.org/2001/XMLSchema#gYear"
     kg = KnowledgeGraph(
@@ -202,7 +202,7 @@ EX = "http://example.org/"
 
 def _fan(**settings: int) -> KnowledgeGraph:
     """A -r-> n00 ... n09 (labelled), C -r-> n05."""
-    from readi_graph.environments.kg.local import load_ntriples
+    from readi_graph.environments.kg.store.local import load_ntriples
 
     label = "http://www.w3.org/2000/01/rdf-schema#label"
     lines = [f"<{EX}A> <{EX}r> <{EX}n{i:02d}> ." for i in range(10)] + [

@@ -9,8 +9,8 @@ import rdflib
 
 from readi_graph.core.base import KGFormatError, Term
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import METAQA_RELATION, metaqa_iri
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS, SKOLEM_BASE
+from readi_graph.environments.kg.store.local import METAQA_RELATION, metaqa_iri
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS, SKOLEM_BASE
 
 NT = """<http://ex.org/a> <http://www.w3.org/2000/01/rdf-schema#label> "Alpha" .
 <http://ex.org/a> <http://ex.org/knows> _:x .

@@ -17,8 +17,8 @@ from readi_graph import strategies
 from readi_graph.cli import main
 from readi_graph.cli.evaluate import Plan, compare
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter
+from readi_graph.core.models.llm import ModelRef
+from readi_graph.core.run.nodes import Meter
 from readi_graph.core.state import ReadiInput, ReadiOutput, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.eval import ledger, runner

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from readi_graph.bench.synthetic import EX, hub_ntriples
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.eval.synthetic import EX, hub_ntriples
 from readi_graph.graph import build_graph
 
 from fakes import function_model, path
@@ -70,8 +70,8 @@ def test_a_hub_hop_reads_a_bounded_number_of_rows_and_keeps_the_uncapped_querys_
     """The cap is inside the query: the hop reads `rows_per_relation` + 1 rows of the 100,000,
     and keeps the nodes an uncapped query gives first (same store order), then the cap."""
     from readi_graph.core.base import Term
-    from readi_graph.environments.kg.instantiation import connect
-    from readi_graph.environments.kg.paths import Candidate, KGPath
+    from readi_graph.environments.kg.reasoning.instantiation import connect
+    from readi_graph.environments.kg.relations.paths import Candidate, KGPath
 
     sizes: list[int] = []
     select = hub.backend.select

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from readi_graph.core import markers
-from readi_graph.core.counting import count_queries
-from readi_graph.environments.kg import linking, names
+from readi_graph.core.run.counting import count_queries
+from readi_graph.environments.kg.entities import linking, names
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_metaqa, metaqa_iri
+from readi_graph.environments.kg.store.local import load_metaqa, metaqa_iri
 
 KB = """\
 1941|directed_by|Steven Spielberg

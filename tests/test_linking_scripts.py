@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from readi_graph.core.counting import count_queries
-from readi_graph.environments.kg import names, spans
+from readi_graph.core.run.counting import count_queries
+from readi_graph.environments.kg.entities import names, spans
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_metaqa
+from readi_graph.environments.kg.store.local import load_metaqa
 
 KB = """\
 フォレスト・ガンプ/一期一会|directed_by|ロバート・ゼメキス

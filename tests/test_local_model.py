@@ -15,11 +15,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import constrains
-from readi_graph.core.local_chat import ARRAY_ITEMS, OBJECT_KEYS, STRING_CHARS, bounded
-from readi_graph.core.local_model import local_available, local_chat_model
+from readi_graph.core.local.chat import ARRAY_ITEMS, OBJECT_KEYS, STRING_CHARS, bounded
+from readi_graph.core.local.model import local_available, local_chat_model
+from readi_graph.core.models.llm import constrains
 from readi_graph.demo import demo_kg, demo_table
-from readi_graph.environments.kg.adapter import KGAdapter
+from readi_graph.environments.kg.reasoning.adapter import KGAdapter
 from readi_graph.environments.table.adapter import TableAdapter
 from readi_graph.graph import build_graph
 

@@ -46,7 +46,7 @@ def _json_reply(prompt: str) -> str:
 @pytest.fixture
 def llamacpp_at_stub(monkeypatch: pytest.MonkeyPatch) -> Any:
     """`--model local` with the llama.cpp runtime, its server replaced by the stub."""
-    import readi_graph.core.local_server as local_server
+    import readi_graph.core.local.server as local_server
 
     requests: list[dict[str, Any]] = []
     with openai_stub(_json_reply, requests) as (base_url, _):
@@ -112,7 +112,7 @@ def test_the_llamacpp_server_dies_with_its_process(signal_name: str) -> None:
         # a shell's background job ignores SIGINT, and children inherit that: undo it, as a
         # foreground `langgraph dev` would have it
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-        "from readi_graph.core.local_server import local_server\n"
+        "from readi_graph.core.local.server import local_server\n"
         "print(local_server().process.pid, flush=True)\n"
         "time.sleep(600)\n"
     )

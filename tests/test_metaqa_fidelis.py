@@ -1,4 +1,4 @@
-"""The FiDeLiS oracle on MetaQA (datasets/metaqa_fidelis.py): it plays FiDeLiS's own prompts
+"""The FiDeLiS oracle on MetaQA (offline/fidelis.py): it plays FiDeLiS's own prompts
 from a question's gold relation chain, never its answers, and `readi eval metaqa --strategy
 fidelis` runs offline with it."""
 
@@ -13,9 +13,9 @@ from langchain_core.messages import HumanMessage
 from readi_graph.cli import main
 from readi_graph.core.prompts import render
 from readi_graph.datasets.metaqa import MetaQAQuestion
-from readi_graph.datasets.metaqa_fidelis import FidelisOracle, OracleError, statement, walk
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
+from readi_graph.offline.fidelis import FidelisOracle, OracleError, statement, walk
 from readi_graph.strategies import get
 
 Q = MetaQAQuestion(

@@ -12,7 +12,7 @@ import pytest
 from readi_graph.core.context import ReadiContext
 from readi_graph.demo import demo_kg
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import load_ntriples
+from readi_graph.environments.kg.store.local import load_ntriples
 from readi_graph.environments.table.table import Table
 from readi_graph.graph import build_graph
 
@@ -149,7 +149,7 @@ def test_two_marriages_are_two_numbered_compounds_with_their_own_dates() -> None
 
 
 def test_a_cut_keeps_whole_chains_the_most_relevant_first() -> None:
-    from readi_graph.environments.kg.render import by_relevance
+    from readi_graph.environments.kg.reasoning.render import by_relevance
 
     rows = [
         ["Zwick", "directed", "Fat Albert"], ["Fat Albert", "in_language", "English"],

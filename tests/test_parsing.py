@@ -7,7 +7,7 @@ import json
 import pytest
 
 from readi_graph.core.parsing import OutputParseError, parse_answer
-from readi_graph.environments.kg.parsing import parse_kg_paths
+from readi_graph.environments.kg.reasoning.parsing import parse_kg_paths
 
 TOPICS = ["Joel Zwick"]
 
@@ -259,7 +259,7 @@ def test_a_chain_goes_to_the_one_topic_its_shortened_name_fits() -> None:
 
 
 def test_a_short_topic_inside_a_longer_head_is_not_its_name() -> None:
-    from readi_graph.environments.kg.parsing import names_entity
+    from readi_graph.environments.kg.reasoning.parsing import names_entity
 
     assert not names_entity("A B C", "A B", None)  # 3 characters: chance, not a name
     assert names_entity("A B", "A B", None) and names_entity("a.b", "A B", None)

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from readi_graph.environments.kg.retrieval import tokens
+from readi_graph.environments.kg.relations.retrieval import tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("READI_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -26,7 +26,7 @@ def test_section_labels_start_their_line_in_the_edit_prompt() -> None:
 
 
 def test_section_labels_start_their_line_in_the_fidelis_prompts() -> None:
-    """The FiDeLiS oracle (datasets/metaqa_fidelis.py) reads these sections line by line."""
+    """The FiDeLiS oracle (offline/fidelis.py) reads these sections line by line."""
     for template, labels in (
         ("fidelis_plan", (markers.QUESTION,)),
         ("fidelis_select", (markers.QUESTION, markers.CANDIDATES, markers.CHOOSE)),

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from readi_graph.core.text import local_name
-from readi_graph.environments.kg.encoder import dense_available
-from readi_graph.environments.kg.retrieval import RelationIndex, relation_text, tokens
+from readi_graph.environments.kg.relations.encoder import dense_available
+from readi_graph.environments.kg.relations.retrieval import RelationIndex, relation_text, tokens
 
 FB = "http://rdf.freebase.com/ns/"
 
@@ -83,7 +83,7 @@ def test_dense_fusion_finds_paraphrases() -> None:
 def test_dense_scores_are_the_cosines_and_batched_search_agrees() -> None:
     import numpy as np
 
-    from readi_graph.environments.kg.encoder import phrase_vector
+    from readi_graph.environments.kg.relations.encoder import phrase_vector
 
     relations = [
         f"urn:r:{name}" for name in ("directed_by", "in_language", "has_genre", "starred_actors")

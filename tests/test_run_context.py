@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from readi_graph import FidelisContext, ModelConflict, ReadiContext
-from readi_graph.core import llm
 from readi_graph.core.context import settings_of
+from readi_graph.core.models import llm
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
 

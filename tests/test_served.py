@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-from readi_graph.core.local_model import local_available
+from readi_graph.core.local.model import local_available
 
 from openai_stub import openai_stub
 

@@ -6,9 +6,9 @@ import pyoxigraph as ox
 import pytest
 
 from readi_graph.core.base import Term, UnsafeQueryInput
-from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.local import OxigraphBackend
-from readi_graph.environments.kg.vocabulary import RDFS_LABEL
+from readi_graph.environments.kg.store import sparql
+from readi_graph.environments.kg.store.local import OxigraphBackend
+from readi_graph.environments.kg.store.vocabulary import RDFS_LABEL
 
 HOSTILE_NAMES = [
     'x" } ; DROP GRAPH <urn:g> ; SELECT * { "',

@@ -13,7 +13,7 @@ from langgraph.graph import END, START, StateGraph
 from readi_graph import strategies
 from readi_graph.cli import main
 from readi_graph.core.context import ReadiContext, current_settings
-from readi_graph.core.progress import reporting
+from readi_graph.core.run.progress import reporting
 from readi_graph.core.state import ReadiInput, ReadiOutput, RunState
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from readi_graph.core.progress import EVENT
+from readi_graph.core.run.progress import EVENT
 from readi_graph.demo import demo_kg, demo_table
 from readi_graph.graph import build_graph
 

@@ -15,7 +15,7 @@ from readi_graph.core.base import Term
 from readi_graph.datasets.metaqa import DatasetError
 from readi_graph.datasets.subgraphs import load_subgraphs
 from readi_graph.environments.kg.name_triples import ENTITY, name_triples_kg, node_iri
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 from readi_graph.eval.subgraph_paths import ground_paths, subgraph_facts
 
 from conftest import FIXTURES
@@ -196,8 +196,8 @@ def test_eval_without_data_or_subgraphs_is_a_clear_error(
 def test_subgraph_kgs_share_relation_vectors_and_write_no_cache_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from readi_graph.environments.kg.encoder import dense_available
     from readi_graph.environments.kg.name_triples import POOLED_VECTORS
+    from readi_graph.environments.kg.relations.encoder import dense_available
 
     if not dense_available():
         pytest.skip("needs the [embed] extra")

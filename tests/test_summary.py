@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from readi_graph.bench.analyses import pathrag_coverage
 from readi_graph.cli import main
 from readi_graph.datasets.metaqa import MetaQAQuestion
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.eval.analyses import pathrag_coverage
 from readi_graph.eval.metrics import f1
 from readi_graph.eval.results import read_results, requested_path, write_requested
 from readi_graph.eval.summary import by_group, summarize, with_missing

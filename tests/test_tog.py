@@ -10,8 +10,8 @@ import pytest
 
 from readi_graph.core import markers
 from readi_graph.core.base import InputError
-from readi_graph.environments.kg.encoder import dense_available
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.relations.encoder import dense_available
 from readi_graph.graph import build_graph
 from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.strategies.tog.parsing import parse_relations, parse_scores, parse_verdict
@@ -183,8 +183,8 @@ def test_compound_nodes_are_walked_through_and_their_facts_shown(
 
 
 def test_a_hub_is_read_bounded_and_ranked(tmp_path: Any) -> None:
+    from readi_graph.bench.synthetic import EX, hub_ntriples
     from readi_graph.environments.kg.knowledge_graph import KGSettings
-    from readi_graph.eval.synthetic import EX, hub_ntriples
 
     file = tmp_path / "hub.nt"
     file.write_text(hub_ntriples(5_000), encoding="utf-8")

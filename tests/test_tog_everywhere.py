@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from readi_graph.cli import main
-from readi_graph.core.progress import EVENT
+from readi_graph.core.run.progress import EVENT
 from readi_graph.demo import demo_kg
 from readi_graph.graph import build_graph
 from readi_graph.strategies.tog.context import TogContext

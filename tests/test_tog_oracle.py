@@ -12,9 +12,9 @@ import pytest
 
 from readi_graph.cli import main
 from readi_graph.datasets.metaqa import load_questions
-from readi_graph.datasets.metaqa_tog import TogOracle, depths, leads_of, reached
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
+from readi_graph.offline.tog import TogOracle, depths, leads_of, reached
 from readi_graph.strategies.tog.context import call_bound
 
 

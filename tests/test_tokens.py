@@ -1,4 +1,4 @@
-"""Token counts: as the model reports them, else counted by a real tokenizer (core/tokens.py),
+"""Token counts: as the model reports them, else counted by a real tokenizer (core/models/tokens.py),
 and the run's usage says which tokenizer counted."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage
 
-from readi_graph.core import tokens
-from readi_graph.core.llm import call
+from readi_graph.core.models import tokens
+from readi_graph.core.models.llm import call
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
 

@@ -8,7 +8,7 @@ from test_kg_shapes import load_shape
 
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.topics import ambiguity_notes
+from readi_graph.environments.kg.reasoning.topics import ambiguity_notes
 
 from conftest import FIXTURES
 from servers import Virtuoso

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from readi_graph.datasets.metaqa import gold_path, load_questions
-from readi_graph.environments.kg.diagnosis import diagnose
-from readi_graph.environments.kg.instantiation import connect
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, count_queries
-from readi_graph.environments.kg.paths import KGPath
+from readi_graph.environments.kg.reasoning.diagnosis import diagnose
+from readi_graph.environments.kg.reasoning.instantiation import connect
+from readi_graph.environments.kg.relations.paths import KGPath
 
 from servers import Virtuoso
 
@@ -70,7 +70,7 @@ def test_hostile_names_reach_virtuoso_only_as_literals(
 
 
 def test_literal_frontiers_work_remotely(virtuoso_kg: KnowledgeGraph) -> None:
-    from readi_graph.environments.kg.local import METAQA_RELATION
+    from readi_graph.environments.kg.store.local import METAQA_RELATION
 
     gump = virtuoso_kg.resolve("Forrest Gump").nodes
     (year,) = {
@@ -85,8 +85,8 @@ def test_entity_linking_over_http_agrees_with_the_embedded_store(
 ) -> None:
     """Topic entities found in MetaQA questions (brackets removed) with the bounded look-ups
     an endpoint gets are those the embedded store's label scan finds."""
-    from readi_graph.environments.kg.names import NAMES_CHUNK, NAMES_LIMIT
-    from readi_graph.eval.linking import bare
+    from readi_graph.bench.entity_linking import bare
+    from readi_graph.environments.kg.entities.names import NAMES_CHUNK, NAMES_LIMIT
 
     for hops in (1, 2, 3):
         for question in itertools.islice(load_questions(metaqa_dir, hops, "dev"), 0, 3000, 300):
@@ -105,8 +105,8 @@ def test_a_read_of_several_branches_names_each_edge_by_its_branch(
     """The store sends back only the nodes (and which branch a row came from): the relation
     and direction of every edge must still be the ones of the triple behind it, on both
     stores, whether the rows name their source node (several nodes) or not (one)."""
-    from readi_graph.environments.kg.edges import Edge
-    from readi_graph.environments.kg.local import METAQA_RELATION as R
+    from readi_graph.environments.kg.store.edges import Edge
+    from readi_graph.environments.kg.store.local import METAQA_RELATION as R
 
     forward, backward = [R + "directed_by", R + "release_year"], [R + "directed_by"]
     seen: set[Edge] = set()

@@ -14,8 +14,8 @@ import pytest
 from readi_graph.cli import main
 from readi_graph.core.base import InputError, PromptTooLong, QuestionTooLong
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm import ModelNotConfigured
-from readi_graph.core.model_choice import BUNDLED_NOTE, choose_model
+from readi_graph.core.models.choice import BUNDLED_NOTE, choose_model
+from readi_graph.core.models.llm import ModelNotConfigured
 from readi_graph.demo import demo_kg, demo_table
 from readi_graph.graph import build_graph
 
@@ -28,7 +28,7 @@ CASE_NAMES = [c.name for c in cases(Path("/unused"))]
 @pytest.fixture(autouse=True)
 def _no_model_configured(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing names or serves a model, and the bundled one must never load."""
-    import readi_graph.core.local_model as local_model
+    import readi_graph.core.local.model as local_model
 
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "READI_MODEL"):
         monkeypatch.delenv(name, raising=False)
@@ -173,7 +173,7 @@ class LocalStandIn(FunctionModel):
 
 def _local_stand_in(monkeypatch: pytest.MonkeyPatch, reply: str) -> list[str]:
     """The bundled model replaced by a scripted one answering to the same name."""
-    import readi_graph.core.local_model as local_model
+    import readi_graph.core.local.model as local_model
 
     built: list[str] = []
 
@@ -213,7 +213,7 @@ def test_the_bundled_model_stands_in_only_when_nothing_is_named_and_says_so(
 
 
 def test_a_prompt_over_the_bundled_models_context_is_refused_before_generating() -> None:
-    from readi_graph.core.local_chat import fits
+    from readi_graph.core.local.chat import fits
 
     fits(7_000, 384, 8_192)  # fits: nothing raised
     with pytest.raises(PromptTooLong, match=r"8,000 tokens .* 384; .* context holds 8,192"):

@@ -7,6 +7,7 @@ environments underneath (load, resolve, bind, connect, diagnose, merge) are publ
 evaluation without an LLM. The layout is described in docs/architecture.md.
 """
 
+from readi_graph import moved
 from readi_graph.core.base import (
     EndpointError,
     EndpointUnavailable,
@@ -23,28 +24,35 @@ from readi_graph.core.base import (
 )
 from readi_graph.core.context import ReadiContext, RunContext
 from readi_graph.core.diagnosis import CandidateRelation, Diagnosis, Reason
-from readi_graph.core.llm import (
+from readi_graph.core.models.llm import (
     ModelConflict,
     ModelNotConfigured,
     ModelRefused,
     ModelUnavailable,
 )
-from readi_graph.core.llm_cache import ReplyCache
+from readi_graph.core.models.reply_cache import ReplyCache
 from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.state import ReadiInput, ReadiOutput, ReadiState
-from readi_graph.environments.kg.diagnosis import diagnose
+from readi_graph.environments.kg.entities.names import Resolution
 from readi_graph.environments.kg.explore import Explorer
-from readi_graph.environments.kg.instantiation import Hop, Instance, Merged, bind, connect, merge
 from readi_graph.environments.kg.knowledge_graph import (
     Edge,
     KGSettings,
     KnowledgeGraph,
     count_queries,
 )
-from readi_graph.environments.kg.names import Resolution
-from readi_graph.environments.kg.paths import Binding, Candidate, KGPath
-from readi_graph.environments.kg.retrieval import RelationIndex
-from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.kg.reasoning.diagnosis import diagnose
+from readi_graph.environments.kg.reasoning.instantiation import (
+    Hop,
+    Instance,
+    Merged,
+    bind,
+    connect,
+    merge,
+)
+from readi_graph.environments.kg.relations.paths import Binding, Candidate, KGPath
+from readi_graph.environments.kg.relations.retrieval import RelationIndex
+from readi_graph.environments.kg.relations.schema import RelationSchema
 from readi_graph.environments.table.settings import TableSettings
 from readi_graph.environments.table.table import Table, TableFormatError
 from readi_graph.graph import build_graph
@@ -110,3 +118,5 @@ __all__ = [
     "make_builder",
     "merge",
 ]
+
+moved.install()  # old module paths: moved.py

@@ -34,7 +34,7 @@ def build_graph(
     model name (`"local"`: the bundled local model; a name nothing serves raises
     `ModelNotConfigured` at the first call), or None: the run's or `READI_MODEL`'s name, else
     ChatOpenAI (gpt-4o-mini) from the environment, else the bundled model, said in the
-    output's notes (`core/model_choice.py`).
+    output's notes (`core/models/choice.py`).
 
     `strategy` names a registered strategy (`readi_graph.strategies.names()`): "readi" (the
     default; KGs and tables), "fidelis" (the FiDeLiS beam search; KGs) or "tog"

@@ -19,7 +19,7 @@ from readi_graph.cli.human import read_reply, show_edit_request
 from readi_graph.cli.options import context_from, load_kg, load_table
 from readi_graph.core.base import InputError
 from readi_graph.core.inputs import checked_question
-from readi_graph.core.progress import EVENT
+from readi_graph.core.run.progress import EVENT
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.table.table import Table
 

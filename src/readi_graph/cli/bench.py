@@ -1,4 +1,4 @@
-"""`readi bench binding`: recall@1/5/10 of relation binding (see eval/binding_recall.py)."""
+"""`readi bench binding`: recall@1/5/10 of relation binding (see bench/binding_recall.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from readi_graph.core.base import InputError
 
 
 def bench_binding(args: argparse.Namespace) -> int:
-    from readi_graph.eval.binding_recall import bench_freebase, bench_metaqa
+    from readi_graph.bench.binding_recall import bench_freebase, bench_metaqa
 
     dense = {"auto": None, "on": True, "off": False}[args.dense]
     results: dict[str, Any] = {}
@@ -32,7 +32,7 @@ def bench_binding(args: argparse.Namespace) -> int:
     if args.real:
         if not args.freebase:
             raise InputError("--real needs --freebase DIR (the relation inventory to bind against)")
-        from readi_graph.eval.binding_real import bench_real
+        from readi_graph.bench.binding_real import bench_real
 
         results["real"] = bench_real(
             args.real, args.freebase, dense=dense, question_weight=args.question_weight
@@ -47,8 +47,8 @@ def bench_binding(args: argparse.Namespace) -> int:
 def bench_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from readi_graph.eval.binding_real import real_files
-    from readi_graph.eval.replay import bench_replay as replay
+    from readi_graph.bench.binding_real import real_files
+    from readi_graph.bench.replay import bench_replay as replay
 
     source = Path(args.real)
     if not source.exists():
@@ -57,7 +57,7 @@ def bench_replay(args: argparse.Namespace) -> int:
     if not files:
         raise InputError(f"--real {source}: no model-path files there")
     if args.subgraphs:  # each question on its own subgraph
-        from readi_graph.eval.subgraph_replay import replay_on_subgraphs
+        from readi_graph.bench.subgraph_replay import replay_on_subgraphs
 
         for file in files:
             result = replay_on_subgraphs(file, args.subgraphs, args.freebase, split=args.split)
@@ -74,9 +74,9 @@ def bench_pathrag(args: argparse.Namespace) -> int:
     import itertools
     from pathlib import Path
 
+    from readi_graph.bench.analyses import pathrag_coverage
     from readi_graph.datasets.metaqa import load_questions
     from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-    from readi_graph.eval.analyses import pathrag_coverage
 
     if args.subgraphs:
         return _pathrag_subgraphs(args)
@@ -90,8 +90,8 @@ def bench_pathrag(args: argparse.Namespace) -> int:
 
 
 def _pathrag_subgraphs(args: argparse.Namespace) -> int:
+    from readi_graph.bench.subgraph_pathrag import pathrag_on_subgraphs
     from readi_graph.datasets.subgraphs import load_subgraphs
-    from readi_graph.eval.subgraph_pathrag import pathrag_on_subgraphs
 
     subgraphs, questions = load_subgraphs(args.subgraphs, args.split, args.limit)
     with subgraphs:
@@ -101,7 +101,7 @@ def _pathrag_subgraphs(args: argparse.Namespace) -> int:
 
 
 def bench_linking(args: argparse.Namespace) -> int:
-    from readi_graph.eval.linking import bench_linking as measure
+    from readi_graph.bench.entity_linking import bench_linking as measure
 
     existing_dir(args.data, "--data")
     result = measure(args.data, args.hops, args.split, args.limit, as_endpoint=args.as_endpoint)

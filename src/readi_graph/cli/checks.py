@@ -14,7 +14,7 @@ from typing import Any
 
 from readi_graph.core.base import InputError, UnknownEntity
 from readi_graph.core.context import RunContext, default_model_name
-from readi_graph.core.model_choice import BUNDLED_NOTICE, ModelChoice, choose_model
+from readi_graph.core.models.choice import BUNDLED_NOTICE, ModelChoice, choose_model
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
 

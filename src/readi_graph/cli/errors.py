@@ -49,8 +49,8 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 def exit_code(exc: BaseException) -> int:
     """The code an exception ends `readi` with (see `EPILOG`)."""
-    from readi_graph.core.local_model import LocalModelUnavailable
-    from readi_graph.core.model_choice import ModelNotConfigured, ModelRefused, ModelUnavailable
+    from readi_graph.core.local.model import LocalModelUnavailable
+    from readi_graph.core.models.choice import ModelNotConfigured, ModelRefused, ModelUnavailable
 
     unavailable = (
         EndpointError,

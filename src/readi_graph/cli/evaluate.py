@@ -5,7 +5,7 @@ Every dataset takes the same options (`--limit --concurrency --out --resume --mo
 strategies (`--strategy readi,fidelis`, `all`) the ledger's comparison (eval/ledger.py).
 MetaQA has offline modes that need no LLM: `--planner gold` (instantiation only),
 `--planner empty|corrupt` with `--editor oracle|none` (Readi's whole graph; see
-datasets/metaqa_offline.py), and the other strategies' gold-chain oracles.
+offline/readi.py), and the other strategies' gold-chain oracles.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def compare(args: argparse.Namespace, items: list[runner.Item], plans: dict[str,
     each (`<out>.<strategy>.jsonl` when there are several), then the ledger (eval/ledger.py)
     on stderr and in `<out>.ledger.md`, and `{"compare": ...}` as the last line. Each
     strategy starts cold: its own KG caches (`KnowledgeGraph.cold`), phrase embeddings emptied."""
-    from readi_graph.environments.kg.encoder import phrases
     from readi_graph.environments.kg.name_triples import POOLED_VECTORS
+    from readi_graph.environments.kg.relations.encoder import phrases
 
     rows = []
     code = ANSWERED

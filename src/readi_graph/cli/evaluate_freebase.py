@@ -19,12 +19,12 @@ from readi_graph.cli.evaluate import evaluate, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, make_optional
 from readi_graph.core.base import InputError, Term
 from readi_graph.datasets.freebase import GOLD_QUERY, FreebaseQuestion, load_cwq, load_webqsp
-from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph, count_queries
-from readi_graph.environments.kg.schema import RelationSchema
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.relations.binding import BindingOptions
+from readi_graph.environments.kg.relations.schema import RelationSchema
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 from readi_graph.eval import runner
-from readi_graph.eval.offline import ends_as_answers
+from readi_graph.eval.instance_ends import ends_as_answers
 
 
 def _relations(path: str | None) -> list[str] | None:
@@ -174,8 +174,8 @@ def webqsp_gold(
     args: argparse.Namespace, kg: KnowledgeGraph, questions: list[FreebaseQuestion], label: str
 ) -> int:
     """Instantiate each inferential chain forward from its topic mid: the environment alone."""
-    from readi_graph.environments.kg.instantiation import connect, merge
-    from readi_graph.environments.kg.paths import Candidate, KGPath
+    from readi_graph.environments.kg.reasoning.instantiation import connect, merge
+    from readi_graph.environments.kg.relations.paths import Candidate, KGPath
 
     by_id = {q.id: q for q in questions}
 

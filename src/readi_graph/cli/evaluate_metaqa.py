@@ -1,7 +1,7 @@
 """`readi eval metaqa`: gold paths (the environment alone), offline planners with an oracle
 editor and the scripted answer (the paper's Table 3 and, with `--budgets`, Table 9), or a
 model. Offline runs are scored on the answer step's answers and on the instance ends
-(eval/offline.py)."""
+(eval/instance_ends.py)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from readi_graph.cli.checks import at_least, existing_file, kg_answers, listed, 
 from readi_graph.cli.evaluate import Plan, cold, compare, evaluate_kg_model
 from readi_graph.cli.options import add_kg_source, chosen_strategies, context_from, reply_cache
 from readi_graph.core.base import InputError
-from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
+from readi_graph.environments.kg.relations.binding import BindingOptions
 from readi_graph.eval import runner
+from readi_graph.eval.instance_ends import ends_as_answers, ends_scores
 from readi_graph.eval.metrics import kgqa_scores
-from readi_graph.eval.offline import ends_as_answers, ends_scores
 
 answer_among = ends_as_answers  # the name the benchmarks import
 
@@ -39,7 +39,7 @@ def add_arguments(metaqa: argparse.ArgumentParser) -> None:
         help="Readi's first path from the gold data (gold: instantiation only; empty/corrupt: "
         "the paper's Table 3 settings) or --model (default: model if --model, else gold; "
         "corrupt when strategies are compared). Other strategies without --model are driven "
-        "by their gold-chain oracles (datasets/metaqa_oracles.py)",
+        "by their gold-chain oracles (offline/oracles.py)",
     )
     metaqa.add_argument(
         "--editor",
@@ -83,7 +83,7 @@ def load_metaqa_kg(args: argparse.Namespace) -> KnowledgeGraph:
     if args.backend == "rdflib":
         import rdflib
 
-        from readi_graph.environments.kg.local import metaqa_ntriples
+        from readi_graph.environments.kg.store.local import metaqa_ntriples
 
         graph = rdflib.Graph().parse(data=metaqa_ntriples(kb), format="nt")
         kg = KnowledgeGraph.from_rdflib(graph, settings, backend="rdflib")
@@ -126,14 +126,14 @@ def eval_metaqa(args: argparse.Namespace) -> int:
 def _readi_offline(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
                    label: str) -> Plan:  # fmt: skip
     """Readi driven by the offline planner and editor (and `--model` as their delegate)."""
-    from readi_graph.datasets.metaqa_offline import OfflineModel
-    from readi_graph.eval.offline import WithEnds
+    from readi_graph.eval.instance_ends import WithEnds
     from readi_graph.graph import build_graph
+    from readi_graph.offline.readi import OfflineModel
     from readi_graph.strategies.readi.adapters import adapter_for
 
     delegate = None
     if args.model:  # a real model edits and answers, from the offline first path
-        from readi_graph.core.llm import ModelRef
+        from readi_graph.core.models.llm import ModelRef
 
         delegate = ModelRef(None, context_from(args)).get()
     editor = args.editor or "none"
@@ -154,7 +154,7 @@ def _readi_offline(args: argparse.Namespace, kg: KnowledgeGraph, questions: list
             record["feedback_excluded"] = excluded
         record.update(ends_scores(item.gold, graph.take(question)))
 
-    rule = "hit1" if delegate else "hit1 of the scripted answer (datasets/scripted_answer.py)"
+    rule = "hit1" if delegate else "hit1 of the scripted answer (offline/scripted_answer.py)"
     name = f"{label} planner={args.planner} editor={'model' if delegate else editor}"
     return Plan(
         lambda _: graph,
@@ -170,9 +170,9 @@ def _readi_offline(args: argparse.Namespace, kg: KnowledgeGraph, questions: list
 
 def _oracle_plan(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[Any],
                  label: str, strategy: str) -> Plan:  # fmt: skip
-    """Another strategy driven by its gold-chain oracle (datasets/metaqa_oracles.py)."""
-    from readi_graph.datasets.metaqa_oracles import ORACLES, oracle
+    """Another strategy driven by its gold-chain oracle (offline/oracles.py)."""
     from readi_graph.graph import build_graph
+    from readi_graph.offline.oracles import ORACLES, oracle
 
     keep = getattr(args, "tog_oracle", "gold") if strategy == "tog" else None
     options = {"keep": keep} if keep else {}
@@ -190,7 +190,7 @@ def _oracle_plan(args: argparse.Namespace, kg: KnowledgeGraph, questions: list[A
 
 def _sweep(args: argparse.Namespace, items: list[Any], plan: Plan) -> int:
     """The paper's Table 9: the same questions at each edit budget, one summary per budget."""
-    from readi_graph.eval.analyses import budget_sweep, sweep_out
+    from readi_graph.bench.analyses import budget_sweep, sweep_out
 
     def run(budget: int) -> dict[str, Any]:
         summary = runner.run(
@@ -213,7 +213,7 @@ def _sweep(args: argparse.Namespace, items: list[Any], plan: Plan) -> int:
 
 def _metaqa_gold(args: argparse.Namespace, questions: list[Any], label: str) -> int:
     """The environment alone: instantiate gold paths (no graph, no LLM)."""
-    from readi_graph.datasets import metaqa_gold as gold
+    from readi_graph.offline import gold
 
     kg = load_metaqa_kg(args)
     with contextlib.ExitStack() as stack:
@@ -238,7 +238,7 @@ def _metaqa_entry(args: argparse.Namespace) -> int:
 
 def _problem(args: argparse.Namespace, names: list[str]) -> str | None:
     """What is wrong with this combination of options, if anything."""
-    from readi_graph.datasets.metaqa_oracles import ORACLES
+    from readi_graph.offline.oracles import ORACLES
 
     offline = args.planner not in ("gold", "model")
     if (args.editor or args.budgets) and not offline:
@@ -255,7 +255,7 @@ def _problem(args: argparse.Namespace, names: list[str]) -> str | None:
     missing = [n for n in names if n != "readi" and not (_offline(n) and n in ORACLES)]
     if missing:
         return (f"--strategy {','.join(missing)} needs --model (no offline driver on MetaQA; "
-                "see datasets/metaqa_oracles.py)")  # fmt: skip
+                "see offline/oracles.py)")  # fmt: skip
     return None
 
 

@@ -3,7 +3,7 @@
     readi kg freebase --dump freebase-rdf-latest.gz --out fb/
     readi kg freebase --dump freebase-rdf-latest.gz --out fb-cwq/ --around topics.txt --hops 2
 
-See environments/kg/freebase_dump.py; README, "Running the papers' benchmarks".
+See datasets/freebase_dump/run.py; README, "Running the papers' benchmarks".
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ DEFAULT_INVENTORY = Path("../shared/data/freebase/fb_relations_domain_range_labe
 
 
 def freebase(args: argparse.Namespace) -> int:
-    from readi_graph.environments.kg.dump_filter import BOOKKEEPING, DumpFilter
-    from readi_graph.environments.kg.freebase_dump import run
+    from readi_graph.datasets.freebase_dump.filter import BOOKKEEPING, DumpFilter
+    from readi_graph.datasets.freebase_dump.run import run
 
     inventory = Path(args.relations)
     if not inventory.is_file():

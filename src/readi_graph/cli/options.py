@@ -10,9 +10,9 @@ from pathlib import Path
 from readi_graph import strategies
 from readi_graph.cli.checks import at_least, eval_arguments, existing_file
 from readi_graph.core.context import ReadiContext
-from readi_graph.core.llm_cache import ReplyCache
-from readi_graph.environments.kg.binding import BINDINGS
+from readi_graph.core.models.reply_cache import ReplyCache
 from readi_graph.environments.kg.knowledge_graph import KGSettings, KnowledgeGraph
+from readi_graph.environments.kg.relations.binding import BINDINGS
 from readi_graph.environments.table.table import Table
 
 

@@ -37,7 +37,7 @@ class Material:
 class Adapter(Protocol):
     # the prompt file of each step that asks the model: {"generate", "edit", "answer"}
     prompts: Mapping[str, str]
-    # the environment awaits its own I/O inside `core.bridge.run` (a remote endpoint), so the
+    # the environment awaits its own I/O inside `core.run.bridge.run` (a remote endpoint), so the
     # async path runs its steps on the event loop instead of in worker threads
     native_async: bool
 

@@ -2,7 +2,7 @@
 
 Shared by every strategy and environment: the error a reply that cannot be read raises, the
 clip that bounds the work on a long reply, the JSON object finder, and the answer parsers.
-Path and plan formats live with their environment (`environments/kg/parsing.py`,
+Path and plan formats live with their environment (`environments/kg/reasoning/parsing.py`,
 `environments/table/parsing.py`).
 """
 

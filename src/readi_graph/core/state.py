@@ -66,7 +66,7 @@ class RunState(TypedDict, total=False):
     question: str
     topic_entities: list[str]
     # KG questions without topic entities: what was found in the question (entities,
-    # mentions, notes; see environments/kg/linking.py), else None
+    # mentions, notes; see environments/kg/entities/linking.py), else None
     linking: Record | None
     failure: str | None  # the environment failed: the run ends with an answer that says so
     attempts: Annotated[list[Record], add_attempts]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readi_graph.core.base import ReadiError
-from readi_graph.environments.kg.local import METAQA_RELATION
-from readi_graph.environments.kg.paths import Candidate, KGPath
+from readi_graph.environments.kg.relations.paths import Candidate, KGPath
+from readi_graph.environments.kg.store.local import METAQA_RELATION
 
 # The MetaQA relation each question-type word stands for (movie -> word).
 TYPE_RELATIONS = {

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.local import LazyBackend, load_metaqa
+from readi_graph.environments.kg.store.local import LazyBackend, load_metaqa
 from readi_graph.environments.table.table import Table
 
 DEMO_KB = Path(str(resources.files(__name__).joinpath("movies.txt")))

@@ -1,0 +1,1 @@
+"""What a strategy searches, a KG or a table; an environment never imports another."""

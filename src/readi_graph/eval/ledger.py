@@ -7,7 +7,7 @@ counts 0 (the summary's rule), and `errors` says how many crashed.
 
 Columns: hit@1 (the first answer is a gold answer), answer in evidence (the paper's answer
 coverage AC: the evidence the answer step was given names a gold answer), LLM calls, prompt
-and completion tokens (as the model reported them, else counted by `core/tokens.py`), SPARQL
+and completion tokens (as the model reported them, else counted by `core/models/tokens.py`), SPARQL
 queries and seconds per question, errors. Beside them, the call bound: each strategy
 registers the most model calls one question can make (`Strategy.calls_bound`, computed per
 question since it may depend on the number of topic entities, ToG's T0); the ledger shows it

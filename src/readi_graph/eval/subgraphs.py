@@ -13,10 +13,10 @@ import threading
 from collections.abc import Sequence
 
 from readi_graph.datasets.subgraphs import SubgraphQuestion, SubgraphSet
-from readi_graph.environments.kg.binding import BindingOptions
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, Settings
 from readi_graph.environments.kg.name_triples import name_triples_kg, walkable
-from readi_graph.environments.kg.schema import RelationSchema
+from readi_graph.environments.kg.relations.binding import BindingOptions
+from readi_graph.environments.kg.relations.schema import RelationSchema
 from readi_graph.eval.runner import Item, Record
 from readi_graph.eval.subgraph_paths import SubgraphFacts, subgraph_facts
 

@@ -37,7 +37,7 @@ class Strategy:
     progress line streamed to people watching (`progress.reporting`). `environments` are the
     kinds it searches ("kg", "table"). `offline`: `readi eval metaqa` can drive it without a
     model (Readi: the offline planners and the oracle editor; FiDeLiS and ToG: their
-    gold-chain oracles, `datasets/metaqa_oracles.py`). `calls_bound(context, topics)`: the
+    gold-chain oracles, `offline/oracles.py`). `calls_bound(context, topics)`: the
     most model calls one question can make under that run context with that many topic
     entities, which `readi eval --strategy a,b` checks every question against
     (`eval/ledger.py`); `calls_formula` says how it is counted.

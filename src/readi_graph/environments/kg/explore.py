@@ -18,13 +18,13 @@ import numpy as np
 
 from readi_graph.core.base import Term, Triple
 from readi_graph.core.text import local_name
-from readi_graph.environments.kg.edges import Expansion
-from readi_graph.environments.kg.encoder import phrase_vector, phrases
+from readi_graph.environments.kg.entities.names import Resolution
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.names import Resolution
-from readi_graph.environments.kg.reads import RelationCount
-from readi_graph.environments.kg.retrieval import relation_text, words
-from readi_graph.environments.kg.sparql import Branch, is_safe_iri
+from readi_graph.environments.kg.relations.encoder import phrase_vector, phrases
+from readi_graph.environments.kg.relations.retrieval import relation_text, words
+from readi_graph.environments.kg.store.edges import Expansion
+from readi_graph.environments.kg.store.reads import RelationCount
+from readi_graph.environments.kg.store.sparql import Branch, is_safe_iri
 
 __all__ = ["COMPOUND", "Explorer", "Reach", "RelationCount", "Similarity"]
 
@@ -92,7 +92,7 @@ class Similarity:
 
 class Explorer:
     """The exploration questions a strategy asks of `kg`: every read is one bounded, counted
-    query (`environments/kg/reads.py`), whatever the number of nodes."""
+    query (`environments/kg/store/reads.py`), whatever the number of nodes."""
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg

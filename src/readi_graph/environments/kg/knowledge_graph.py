@@ -13,26 +13,26 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from readi_graph.core import bridge
 from readi_graph.core.base import Term
-from readi_graph.core.counting import QueryCount, count_queries
+from readi_graph.core.run import bridge
+from readi_graph.core.run.counting import QueryCount, count_queries
 from readi_graph.core.text import local_name
-from readi_graph.environments.kg import sparql
-from readi_graph.environments.kg.binding import BindingOptions
-from readi_graph.environments.kg.edges import Backend, Edge, Expansion
-from readi_graph.environments.kg.linking import Linking, link
-from readi_graph.environments.kg.local import (
+from readi_graph.environments.kg.entities.linking import Linking, link
+from readi_graph.environments.kg.entities.names import Names, Resolution
+from readi_graph.environments.kg.relations.binding import BindingOptions
+from readi_graph.environments.kg.relations.retrieval import RelationIndex
+from readi_graph.environments.kg.relations.schema import RelationSchema
+from readi_graph.environments.kg.store import sparql
+from readi_graph.environments.kg.store.edges import Backend, Edge, Expansion
+from readi_graph.environments.kg.store.local import (
     RdflibBackend,
     load_file,
     load_metaqa,
     rdflib_to_oxigraph,
 )
-from readi_graph.environments.kg.names import Names, Resolution
-from readi_graph.environments.kg.reads import KGReads
-from readi_graph.environments.kg.retrieval import RelationIndex
-from readi_graph.environments.kg.schema import RelationSchema
-from readi_graph.environments.kg.settings import KGSettings, as_settings
-from readi_graph.environments.kg.vocabulary import (
+from readi_graph.environments.kg.store.reads import KGReads
+from readi_graph.environments.kg.store.settings import KGSettings, as_settings
+from readi_graph.environments.kg.store.vocabulary import (
     FOAF_NAME,
     FREEBASE_NS,
     OWL_SAME_AS,
@@ -152,7 +152,7 @@ class KnowledgeGraph(KGReads):
         Case-insensitive entity lookup needs a scan of all labels, which is not done remotely:
         names must match a label exactly (or be given as IRIs).
         """
-        from readi_graph.environments.kg.endpoint import EndpointBackend
+        from readi_graph.environments.kg.store.endpoint import EndpointBackend
 
         # Virtuoso silently stops at ResultSetMaxRows (10,000 by default): stay under it so a
         # cut-off expansion is seen and reported as truncated.
@@ -188,7 +188,7 @@ class KnowledgeGraph(KGReads):
         relations = self.relations()
         # Schema labels are not indexed: on Freebase they lowered recall (benchmarks/).
         labels = self.names.relation_labels(relations)
-        # Seconds of CPU on a large KG: off the event loop when bridged (core/bridge.py).
+        # Seconds of CPU on a large KG: off the event loop when bridged (core/run/bridge.py).
         return bridge.offload(self._build_index, relations, labels)
 
     def _build_index(self, relations: Sequence[str], labels: dict[str, str]) -> RelationIndex:
@@ -263,6 +263,6 @@ class KnowledgeGraph(KGReads):
         spans that are labels (or aliases) of nodes, up to case and accents, and ids written
         as `Name [id]`; bounded look-ups on an endpoint. `Linking.entities` resolve with
         `resolve`; `Linking.notes` say what was found, what was ambiguous, or that nothing
-        was (see `environments/kg/linking.py`). Every KG strategy calls it when
+        was (see `environments/kg/entities/linking.py`). Every KG strategy calls it when
         `topic_entities` is empty (`linking.topic_entities_for`)."""
         return link(self, question)

@@ -23,13 +23,13 @@ from urllib.parse import quote
 import numpy as np
 import pyoxigraph as ox
 
-from readi_graph.environments.kg.binding import BindingOptions
-from readi_graph.environments.kg.encoder import PhraseCache
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph, Settings
-from readi_graph.environments.kg.local import OxigraphBackend
-from readi_graph.environments.kg.schema import RelationSchema
-from readi_graph.environments.kg.sparql import literal
-from readi_graph.environments.kg.vocabulary import FREEBASE_NS
+from readi_graph.environments.kg.relations.binding import BindingOptions
+from readi_graph.environments.kg.relations.encoder import PhraseCache
+from readi_graph.environments.kg.relations.schema import RelationSchema
+from readi_graph.environments.kg.store.local import OxigraphBackend
+from readi_graph.environments.kg.store.sparql import literal
+from readi_graph.environments.kg.store.vocabulary import FREEBASE_NS
 
 ENTITY = "urn:readi:entity:"  # a node named by its name
 RELATION = "urn:readi:relation:"  # a relation that is not a Freebase-style id

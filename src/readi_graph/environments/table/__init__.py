@@ -1,0 +1,1 @@
+"""A table on DuckDB."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from readi_graph.core.base import Term
 from readi_graph.core.text import local_name
-from readi_graph.environments.kg.records import term_from, term_record
+from readi_graph.environments.kg.reasoning.records import term_from, term_record
 from readi_graph.strategies.fidelis.pathrag import Step, Walked
 
 Beam = dict[str, Any]

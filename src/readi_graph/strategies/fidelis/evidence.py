@@ -1,4 +1,4 @@
-"""FiDeLiS's answer evidence: its kept beams as whole chains (`environments/kg/evidence.py`),
+"""FiDeLiS's answer evidence: its kept beams as whole chains (`environments/kg/answer_evidence/show.py`),
 or, with `evidence_layout="flat"`, its paths one per line as the paper shows them."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Any
 from readi_graph.core.base import Triple
 from readi_graph.core.context import RunContext
 from readi_graph.core.text import local_name
-from readi_graph.environments.kg.chains import Link, Step, Walk
-from readi_graph.environments.kg.evidence import LAYOUT, Shown, show
+from readi_graph.environments.kg.answer_evidence.chains import Link, Step, Walk
+from readi_graph.environments.kg.answer_evidence.show import LAYOUT, Shown, show
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.records import term_from
+from readi_graph.environments.kg.reasoning.records import term_from
 from readi_graph.strategies.fidelis import beams
 
 Beam = dict[str, Any]

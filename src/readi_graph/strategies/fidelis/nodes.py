@@ -16,16 +16,16 @@ from readi_graph.core.adapter import answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
 from readi_graph.core.inputs import checked_input
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.parsing import OutputParseError, parse_answer
 from readi_graph.core.prompts import instruction, notes_text, render
-from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.linking import (
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.environments.kg.entities.linking import (
     linking_notes,
     no_topic_reason,
     topic_entities_for,
 )
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.strategies.fidelis import beams, chains
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.evidence import shown_paths

@@ -1,0 +1,1 @@
+"""Readi: generate, bind, connect, diagnose, edit, answer."""

@@ -12,7 +12,7 @@ def adapter_for(env: object) -> Adapter:
     from readi_graph.environments.table.table import Table
 
     if isinstance(env, KnowledgeGraph):
-        from readi_graph.environments.kg.adapter import KGAdapter
+        from readi_graph.environments.kg.reasoning.adapter import KGAdapter
 
         return KGAdapter(env)
     if isinstance(env, Table):

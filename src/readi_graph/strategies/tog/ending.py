@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from readi_graph.core.answer import grounded
-from readi_graph.environments.kg.linking import no_topic_reason
+from readi_graph.environments.kg.entities.linking import no_topic_reason
 from readi_graph.strategies.tog.state import DepthRecord, TogState
 
 CHOICES = {  # frontier entities whose relation step kept nothing, as the prompt says it

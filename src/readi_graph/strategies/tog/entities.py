@@ -20,12 +20,12 @@ from typing import Literal
 
 from readi_graph.core.base import Term
 from readi_graph.core.context import run_settings
-from readi_graph.core.llm import ModelRef, Reply
-from readi_graph.core.nodes import Ask, Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.models.llm import ModelRef, Reply
 from readi_graph.core.prompts import render
+from readi_graph.core.run.nodes import Ask, Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.records import term_from
+from readi_graph.environments.kg.reasoning.records import term_from
 from readi_graph.strategies.tog import leads, scoring, search
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.depth import Depth

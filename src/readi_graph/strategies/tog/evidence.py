@@ -1,4 +1,4 @@
-"""ToG's answer evidence as whole chains (`environments/kg/evidence.py`): per topic entity,
+"""ToG's answer evidence as whole chains (`environments/kg/answer_evidence/show.py`): per topic entity,
 one tree of the entities kept at each depth linked to the one they were reached from, so a
 triple kept at depth 3 is shown under the chain that leads to it from the topic entity."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from readi_graph.core.context import RunContext
-from readi_graph.environments.kg.chains import Link, Step, Walk
-from readi_graph.environments.kg.evidence import LAYOUT, show
+from readi_graph.environments.kg.answer_evidence.chains import Link, Step, Walk
+from readi_graph.environments.kg.answer_evidence.show import LAYOUT, show
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.records import term_from
+from readi_graph.environments.kg.reasoning.records import term_from
 from readi_graph.strategies.tog import search
 from readi_graph.strategies.tog.state import Candidate, TogState
 

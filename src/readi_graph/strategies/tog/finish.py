@@ -18,13 +18,13 @@ from typing import Any, Literal
 from readi_graph.core.adapter import ANSWER_SCHEMA, answer_schema
 from readi_graph.core.answer import failed_answer, grounded, triple_names
 from readi_graph.core.context import run_settings
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.parsing import parse_answer
 from readi_graph.core.prompts import instruction, notes_text, render
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.environments.kg.explore import Explorer
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.render import labelled_triples
+from readi_graph.environments.kg.reasoning.render import labelled_triples
 from readi_graph.strategies.tog import ending, search
 from readi_graph.strategies.tog.context import TogContext
 from readi_graph.strategies.tog.evidence import shown_triples

@@ -16,9 +16,9 @@ from langgraph.types import RetryPolicy
 
 from readi_graph import strategies
 from readi_graph.core.context import RunContext
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.llm_cache import ReplyCache
-from readi_graph.core.progress import add_nodes, retry_policies
+from readi_graph.core.models.llm import ModelRef
+from readi_graph.core.models.reply_cache import ReplyCache
+from readi_graph.core.run.progress import add_nodes, retry_policies
 from readi_graph.core.state import ReadiInput, ReadiOutput
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.strategies.tog.context import TogContext

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from readi_graph.core.base import Term
 from readi_graph.environments.kg.explore import Explorer, RelationCount, Similarity
-from readi_graph.environments.kg.records import term_from
+from readi_graph.environments.kg.reasoning.records import term_from
 from readi_graph.strategies.tog.state import Pair, Tail
 
 Around = dict[Term, list[RelationCount]]

@@ -16,12 +16,12 @@ from typing import Any, Literal
 from readi_graph.core.base import InputError
 from readi_graph.core.context import run_settings
 from readi_graph.core.inputs import checked_input
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.prompts import render
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.environments.kg.entities.linking import linking_notes, topic_entities_for
 from readi_graph.environments.kg.explore import Explorer, Similarity
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.environments.kg.linking import linking_notes, topic_entities_for
 from readi_graph.strategies.tog import scoring, search
 from readi_graph.strategies.tog.context import TogContext, call_bound
 from readi_graph.strategies.tog.human import ask_person

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from readi_graph.core.base import Term, Triple
 from readi_graph.core.text import local_name
 from readi_graph.environments.kg.explore import COMPOUND, Explorer, Reach, Similarity
-from readi_graph.environments.kg.records import term_from, term_record
+from readi_graph.environments.kg.reasoning.records import term_from, term_record
 from readi_graph.strategies.tog.state import (
     Candidate,
     FrontierEntity,

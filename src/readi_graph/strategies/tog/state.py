@@ -4,7 +4,7 @@ depth (the run's `attempts`, drawn by `trace/tog.py`).
 
 State must stay plain JSON (LangGraph checkpoints it, Studio shows it, a parent graph may read
 it): these are TypedDicts over JSON values, the KG's nodes as term records
-(`environments/kg/records.term_record`); mypy checks every key the nodes read and write.
+(`environments/kg/reasoning/records.term_record`); mypy checks every key the nodes read and write.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from collections.abc import Generator
 from typing import Any
 
 from readi_graph.core.adapter import Adapter
-from readi_graph.core.llm import Reply
-from readi_graph.core.nodes import Ask, Meter
+from readi_graph.core.models.llm import Reply
 from readi_graph.core.parsing import OutputParseError
+from readi_graph.core.run.nodes import Ask, Meter
 from readi_graph.core.state import ReadiState
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from readi_graph.core.adapter import Adapter, answer_schema
 from readi_graph.core.answer import failed_answer, grounded
 from readi_graph.core.context import ReadiContext, current_settings
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.prompts import render
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.state import ReadiState
 
 

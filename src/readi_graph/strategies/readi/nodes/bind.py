@@ -7,7 +7,7 @@ from typing import Any
 
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.context import current_settings
-from readi_graph.core.nodes import Meter, guarded
+from readi_graph.core.run.nodes import Meter, guarded
 from readi_graph.core.state import ReadiState
 
 

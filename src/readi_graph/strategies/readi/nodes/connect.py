@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from readi_graph.core.adapter import Adapter
-from readi_graph.core.nodes import Meter, guarded
+from readi_graph.core.run.nodes import Meter, guarded
 from readi_graph.core.state import ReadiState
 
 

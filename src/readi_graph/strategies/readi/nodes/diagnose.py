@@ -15,7 +15,7 @@ from typing import Any, Literal, cast
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.context import ReadiContext, current_settings
 from readi_graph.core.diagnosis import diagnosis_record, fingerprint, unparseable
-from readi_graph.core.nodes import Meter, guarded
+from readi_graph.core.run.nodes import Meter, guarded
 from readi_graph.core.state import ReadiState
 
 REPEATED = (

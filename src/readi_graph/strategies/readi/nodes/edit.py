@@ -20,10 +20,10 @@ from langgraph.types import interrupt
 from readi_graph.core.adapter import Adapter
 from readi_graph.core.context import current_settings
 from readi_graph.core.diagnosis import fingerprint
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.parsing import OutputParseError
 from readi_graph.core.prompts import render
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, model_node
 from readi_graph.core.state import ReadiState
 from readi_graph.strategies.readi.nodes import request_plan
 

@@ -6,9 +6,9 @@ from readi_graph.core.adapter import Adapter
 from readi_graph.core.base import InputError
 from readi_graph.core.context import current_settings
 from readi_graph.core.inputs import checked_input
-from readi_graph.core.llm import ModelRef
-from readi_graph.core.nodes import Meter, ModelNode, Steps, guarded, model_node
+from readi_graph.core.models.llm import ModelRef
 from readi_graph.core.prompts import render
+from readi_graph.core.run.nodes import Meter, ModelNode, Steps, guarded, model_node
 from readi_graph.core.state import ReadiState
 from readi_graph.strategies.readi.nodes import request_plan
 

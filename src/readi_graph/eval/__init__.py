@@ -1,0 +1,3 @@
+"""The evaluation pipeline: runner, results files, summary, metrics, ledger, reports, runs on
+per-question subgraphs.
+"""
