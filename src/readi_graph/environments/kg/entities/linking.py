@@ -18,16 +18,15 @@ What was found, what was ambiguous (another spelling, an overlapping reading, ho
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from readi_graph.core.base import Term
 from readi_graph.core.diagnosis import Diagnosis, Reason
 from readi_graph.core.text import normalize_name
-from readi_graph.environments.kg.entities.names import Resolution
+from readi_graph.environments.kg.entities.names import Names, Resolution
 from readi_graph.environments.kg.entities.spans import TOKEN, Span, spans
-
-if TYPE_CHECKING:
-    from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 
 MAX_MARKED = 8  # [bracketed] or <IRI> spans read
 _MARKED = re.compile(r"\[([^\[\]]{1,300})\]|<([^<>\s]{1,1000})>")
@@ -35,6 +34,16 @@ NONE_FOUND = (
     "No topic entity was given and none was found in the question (no part of it is a name in "
     "the knowledge graph); give the topic entities (`topic_entities`, or --entity)."
 )
+
+
+class Linkable(Protocol):
+    """What linking asks of a KG; a `KnowledgeGraph` (which links through here) is one."""
+
+    names: Names
+
+    def resolve(self, name: str) -> Resolution: ...
+    def labels(self, terms: Iterable[Term]) -> dict[Term, str | None]: ...
+    def link_topic_entities(self, question: str) -> Linking: ...
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ class Linking:
         return {"entities": self.entities, "mentions": mentions, "notes": list(self.notes)}
 
 
-def link(kg: KnowledgeGraph, question: str) -> Linking:
+def link(kg: Linkable, question: str) -> Linking:
     """The topic entities of `question` (see the module's docstring)."""
     marked = _marked(kg, question)
     taken = [(m.start, m.end) for m in marked]
@@ -114,7 +123,7 @@ def link(kg: KnowledgeGraph, question: str) -> Linking:
     return Linking(question, tuple(kept), tuple(_notes(kept)))
 
 
-def _named(kg: KnowledgeGraph, spans: list[Span]) -> list[Span]:
+def _named(kg: Linkable, spans: list[Span]) -> list[Span]:
     if not spans:
         return []
     known = kg.names.named([s.form for s in spans])
@@ -135,7 +144,7 @@ def _longest(hits: list[Span]) -> list[tuple[Span, list[Span]]]:
     return chosen
 
 
-def _mention(kg: KnowledgeGraph, question: str, span: Span, rivals: list[Span]) -> Mention | None:
+def _mention(kg: Linkable, question: str, span: Span, rivals: list[Span]) -> Mention | None:
     resolution = kg.resolve(span.form)
     if not resolution.found:
         return None
@@ -151,7 +160,7 @@ def _mention(kg: KnowledgeGraph, question: str, span: Span, rivals: list[Span]) 
     return Mention(text, entity, span.start, span.end, resolution, tuple(dict.fromkeys(others)))
 
 
-def _marked(kg: KnowledgeGraph, question: str) -> list[Mention]:
+def _marked(kg: Linkable, question: str) -> list[Mention]:
     """[Bracketed] names, ids and IRIs, and <IRIs>: the user marked them as entities."""
     found = []
     for match in list(_MARKED.finditer(question))[:MAX_MARKED]:
@@ -197,9 +206,7 @@ def _notes(mentions: list[Mention]) -> list[str]:
     return notes
 
 
-def topic_entities_for(
-    kg: KnowledgeGraph, question: str, given: list[str] | None
-) -> dict[str, Any]:
+def topic_entities_for(kg: Linkable, question: str, given: list[str] | None) -> dict[str, Any]:
     """The state update every KG strategy starts with: the caller's topic entities when any
     is given (they always win), else those linked in the question, with the linking record
     (`linking`: entities, mentions, notes) for the output's notes.

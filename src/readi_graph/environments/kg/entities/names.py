@@ -14,15 +14,13 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from readi_graph.core.base import Term, UnsafeQueryInput
 from readi_graph.core.text import normalize_name
 from readi_graph.environments.kg.entities.spans import unspaced
 from readi_graph.environments.kg.store import sparql
-
-if TYPE_CHECKING:
-    from readi_graph.environments.kg.knowledge_graph import KGSettings
+from readi_graph.environments.kg.store.settings import KGSettings
 
 Select = Callable[[str], list[dict[str, Term]]]
 Ask = Callable[[str], bool]
