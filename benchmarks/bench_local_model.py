@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from readi_graph.core.local.chat import SchemaConstraint
-from readi_graph.core.local.model import load
+from readi_graph.core.local.weights import load
 
 from _report import write_report
 
 LOAD = (
     "import time; t = time.perf_counter()\n"
-    "from readi_graph.core.local.model import load; load()\n"
+    "from readi_graph.core.local.weights import load; load()\n"
     "print(time.perf_counter() - t)\n"
 )
 

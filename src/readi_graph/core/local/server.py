@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from readi_graph.core.local.model import LocalModelUnavailable, gguf_path
+from readi_graph.core.local.weights import LocalModelUnavailable, gguf_path
 
 log = logging.getLogger(__name__)
 

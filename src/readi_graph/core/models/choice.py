@@ -75,7 +75,8 @@ def _openai_settings() -> tuple[str | None, str | None]:
 def choose_model(name: str | None, source: str = "") -> ModelChoice:
     """What serves `name` (None: nothing named), or `ModelNotConfigured` naming the options;
     see the module's docstring for the order. Nothing is loaded or contacted."""
-    from readi_graph.core.local.model import INSTALL, local_available
+    from readi_graph.core.local.model import local_available
+    from readi_graph.core.local.weights import INSTALL
 
     if name == LOCAL:
         return ModelChoice(name, source, "local")
