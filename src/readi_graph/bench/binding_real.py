@@ -8,8 +8,8 @@ a JSON list of questions, each with its gold `sparql` (Freebase `ns:` ids) and
 Gold relations are the `ns:` relation ids of the SPARQL (ids with two dots or more), minus type
 filters and bookkeeping (`common.`, `type.`, `kg.`, `freebase.`). A gold relation is *found at
 k* when it is among the top-k bindings of any relation the model wrote for that question (its
-reverse twin, bound with it, counts: see `binding.py`); *found in either direction* also
-accepts its reverse (`environments/kg/relations/schema.py`: the one relation with the swapped domain and
+reverse twin, bound with it, counts: see `kg/relations/binding.py`); *found in either direction*
+also accepts its reverse (`kg/relations/schema.py`: the one relation with the swapped domain and
 range). A question is *fully bound* when each of its gold relations is found at 5 in either
 direction.
 

@@ -2,3 +2,8 @@
 `Explorer` (what a search strategy asks of a KG). Rooms import downwards: store, relations,
 entities, then these faces, then reasoning.
 """
+
+from readi_graph.environments.kg.explore import Explorer
+from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+
+__all__ = ["Explorer", "KnowledgeGraph"]

@@ -3,7 +3,7 @@
 It owns a backend (embedded pyoxigraph, live rdflib, or a remote SPARQL endpoint) and offers
 the few set-at-a-time operations instantiation needs: resolve a topic entity, expand a whole
 frontier over a set of relations in one query, fetch labels in one query, list the relations
-around stuck nodes. The bounded reads themselves live in `kg_reads.KGReads`.
+around stuck nodes. The bounded reads themselves live in `store/reads.py` (`KGReads`).
 """
 
 from __future__ import annotations

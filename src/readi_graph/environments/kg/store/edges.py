@@ -1,5 +1,4 @@
-"""The small types of a KG walk: the store a KG queries (`Backend`), an `Edge`, an `Expansion`
-(used by `knowledge_graph.py`; queries are counted by `core/run/counting.py`)."""
+"""The small types of a KG walk: the backend a KG reads through, an edge, an expansion."""
 
 from __future__ import annotations
 
