@@ -26,7 +26,14 @@ LAYERS = ["cli", "bench", "eval", "offline", "datasets", "strategies", "environm
 # Inside these packages, each room (subpackage; "" for the package's own modules) may import
 # the rooms before it, never the ones after it.
 ROOMS = {
-    "readi_graph.environments.kg": ["store", "relations", "entities", "", "reasoning"],
+    "readi_graph.environments.kg": [
+        "store",
+        "relations",
+        "entities",
+        "",
+        "answer_evidence",
+        "reasoning",
+    ],
     "readi_graph.core": ["", "local", "models", "run"],
 }
 MAX_MODULES = 15  # per folder, `__init__.py` not counted

@@ -1,5 +1,6 @@
-"""FiDeLiS's answer evidence: its kept beams as whole chains (`environments/kg/answer_evidence/show.py`),
-or, with `evidence_layout="flat"`, its paths one per line as the paper shows them."""
+"""FiDeLiS's answer evidence: its kept beams as whole chains
+(`environments/kg/answer_evidence/show.py`), or, with `evidence_layout="flat"`, its paths one
+per line as the paper shows them."""
 
 from __future__ import annotations
 

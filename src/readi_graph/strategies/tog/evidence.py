@@ -1,6 +1,7 @@
-"""ToG's answer evidence as whole chains (`environments/kg/answer_evidence/show.py`): per topic entity,
-one tree of the entities kept at each depth linked to the one they were reached from, so a
-triple kept at depth 3 is shown under the chain that leads to it from the topic entity."""
+"""ToG's answer evidence as whole chains (`environments/kg/answer_evidence/show.py`): per
+topic entity, one tree of the entities kept at each depth linked to the one they were reached
+from, so a triple kept at depth 3 is shown under the chain that leads to it from the topic
+entity."""
 
 from __future__ import annotations
 
