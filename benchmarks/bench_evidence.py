@@ -31,29 +31,18 @@ from typing import Any
 from readi_graph.core.context import ReadiContext
 from readi_graph.core.models.tokens import count
 from readi_graph.core.prompts import render
-from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path, gold_plan, load_questions
+from readi_graph.datasets.metaqa import MetaQAQuestion, gold_path, load_questions
+from readi_graph.environments.kg.answer_evidence.read import unlinked
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.reasoning.adapter import KGAdapter
 from readi_graph.environments.kg.reasoning.instantiation import connect
 from readi_graph.environments.kg.reasoning.records import instance_record
-from readi_graph.environments.kg.store.local import METAQA_RELATION
 from readi_graph.offline.scripted_answer import scripted_answers, shown_triples
+from readi_graph.offline.wording import RELATIONS, model_words
 
 from _report import write_report
 
 HERE = Path(__file__).parent
-WORDS = {  # a model's words for each relation, walked forwards (film -> x) and backwards
-    "directed_by": ("directed by", "films directed"),
-    "written_by": ("written by", "films written"),
-    "starred_actors": ("starring actors", "films starring"),
-    "release_year": ("release year", "films released in"),
-    "in_language": ("language", "films in language"),
-    "has_genre": ("genre", "films of genre"),
-    "has_tags": ("tags", "films tagged"),
-    "has_imdb_rating": ("imdb rating", "films rated"),
-    "has_imdb_votes": ("imdb votes", "films with votes"),
-}
-RELATIONS = sorted({*WORDS, *(f"<- {r}" for r in WORDS)})
 LAYOUTED = "evidence_layout" in {f.name for f in fields(ReadiContext)}
 
 
@@ -61,10 +50,7 @@ def instances(kg: KnowledgeGraph, q: MetaQAQuestion, planner: str) -> list[Any]:
     if planner == "gold":
         path, bindings = gold_path(q)
         return [instance_record(connect(kg, path, bindings))]
-    said = [
-        WORDS[c.relation.removeprefix(METAQA_RELATION)][c.direction == "backward"]
-        for c in gold_plan(q.qtype)
-    ]
+    said = model_words(q)
     adapter = KGAdapter(kg)
     state: Any = {"question": q.question, "plan": {q.topic: [said]}}
     state["bindings"] = adapter.bind(state, ReadiContext())
@@ -80,18 +66,11 @@ def measure(
     name = getattr(material, "prompt", None) or "kg_answer"  # the flat layout has its own
     prompt = render(name, context.prompt_budget, question=q.question, **material.prompt_values)
     shown = shown_triples(prompt, RELATIONS)
-    reached, grew = {q.topic}, True
-    while grew:
-        grew = False
-        for s, _, o in shown:
-            if (s in reached) != (o in reached):
-                reached |= {s, o}
-                grew = True
     names = {x for s, _, o in shown for x in (s, o)}
     held = {x for s, _, o in material.evidence for x in (s, o)} & set(q.answers)
     picked = scripted_answers(prompt, [q.topic], RELATIONS)
     return {
-        "broken": any(s not in reached for s, _, _ in shown),
+        "broken": bool(unlinked(shown, [q.topic])),
         "dropped": bool(held - names),
         "path": "Paths walked" in prompt.rsplit("### Your turn", 1)[-1],
         "tokens": count(prompt),

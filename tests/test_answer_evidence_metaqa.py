@@ -19,40 +19,21 @@ from typing import Any
 import pytest
 
 from readi_graph.core import markers
-from readi_graph.datasets.metaqa import MetaQAQuestion, gold_plan, load_questions
+from readi_graph.datasets.metaqa import MetaQAQuestion, load_questions
+from readi_graph.environments.kg.answer_evidence.read import unlinked
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.reasoning.adapter import KGAdapter
 from readi_graph.environments.kg.reasoning.records import instance_from
-from readi_graph.environments.kg.store.local import METAQA_RELATION
 from readi_graph.graph import build_graph
 from readi_graph.offline.fidelis import FidelisOracle
 from readi_graph.offline.readi import gold_steps
 from readi_graph.offline.scripted_answer import shown_triples
 from readi_graph.offline.tog import TogOracle
+from readi_graph.offline.wording import RELATIONS, model_words
 
 from fakes import function_model, path
 
-# How a model words each MetaQA relation: walked forwards (film -> x), backwards (x -> film).
-WORDS = {
-    "directed_by": ("directed by", "films directed"),
-    "written_by": ("written by", "films written"),
-    "starred_actors": ("starring actors", "films starring"),
-    "release_year": ("release year", "films released in"),
-    "in_language": ("language", "films in language"),
-    "has_genre": ("genre", "films of genre"),
-    "has_tags": ("tags", "films tagged"),
-    "has_imdb_rating": ("imdb rating", "films rated"),
-    "has_imdb_votes": ("imdb votes", "films with votes"),
-}
-RELATIONS = sorted({*WORDS, *(f"<- {r}" for r in WORDS)})
-
-
-def words(question: MetaQAQuestion) -> list[str]:
-    """The gold path in a model's words (never its KG ids)."""
-    return [
-        WORDS[c.relation.removeprefix(METAQA_RELATION)][c.direction == "backward"]
-        for c in gold_plan(question.qtype)
-    ]
+words = model_words  # the gold path in a model's words (never its KG ids)
 
 
 def walk_size(kg: KnowledgeGraph, question: MetaQAQuestion) -> int:
@@ -80,15 +61,7 @@ def held_out(metaqa_kg: KnowledgeGraph, metaqa_dir: Path) -> list[MetaQAQuestion
 
 def connected(prompt: str, topics: list[str]) -> list[tuple[str, str, str]]:
     """The triples shown that no chain of triples shown links to a topic entity."""
-    triples = shown_triples(prompt, RELATIONS)
-    reached, grew = set(topics), True
-    while grew:
-        grew = False
-        for s, _, o in triples:
-            if (s in reached) != (o in reached):
-                reached |= {s, o}
-                grew = True
-    return [t for t in triples if t[0] not in reached]
+    return unlinked(shown_triples(prompt, RELATIONS), topics)
 
 
 def walked(prompt: str, topic: str) -> list[tuple[str, set[str]]]:

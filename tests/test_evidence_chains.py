@@ -54,14 +54,7 @@ def connected(text: str) -> bool:
     lines = evidence_read.lines(text)
     for topic in {line.topic for line in lines}:
         triples = [line.triple for line in lines if line.topic == topic]
-        reached, grew = {topic}, True
-        while grew:
-            grew = False
-            for s, _, o in triples:
-                if (s in reached) != (o in reached):
-                    reached |= {s, o}
-                    grew = True
-        if any(s not in reached for s, _, _ in triples):
+        if evidence_read.unlinked(triples, [topic]):
             return False
     return bool(lines)
 

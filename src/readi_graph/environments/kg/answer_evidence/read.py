@@ -4,6 +4,7 @@ oracles and tests read, beside the code that writes it, so a change of format fa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from readi_graph.environments.kg.answer_evidence.show import AS_ABOVE, INDENT
@@ -87,3 +88,18 @@ def ends(text: str) -> list[str]:
         if line.leaf:
             out.append(o if s in before or o not in before else s)
     return out
+
+
+def unlinked(
+    triples: Sequence[tuple[str, str, str]], topics: Iterable[str]
+) -> list[tuple[str, str, str]]:
+    """The triples shown that no chain of triples shown links to a topic entity: a prompt
+    whose evidence is whole chains has none (what the evidence checks count as broken)."""
+    reached, grew = set(topics), True
+    while grew:
+        grew = False
+        for s, _, o in triples:
+            if (s in reached) != (o in reached):
+                reached |= {s, o}
+                grew = True
+    return [t for t in triples if t[0] not in reached and t[2] not in reached]
