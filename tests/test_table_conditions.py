@@ -249,3 +249,33 @@ def test_a_named_column_shows_its_categories_not_one_name_per_row(tmp_path: Path
     assert not any(line.startswith('"Player"') for line in lines)  # 20 names for 20 rows
     table.settings = TableSettings(values_per_column=0)
     assert values_text(table, "how many players scored at the home venue?") == ""
+
+
+def test_contains_text_is_literal_and_never_empty_after_normalizing(tmp_path: Path) -> None:
+    """`%` and `_` are not wildcards, and a text that normalizes to nothing (a lone accent)
+    is in no cell: it must not select every row."""
+    table = _csv(tmp_path, "Name,Note\nAnn,50%\nBob,a_b\nCy,plain\n")
+    name, note = table.column("Name"), table.column("Note")
+    assert name and note
+
+    def names(text: str) -> list[str]:
+        return [
+            v[0] for _, v in table.rows([name], [(note, [Condition("contains", text)], "exact")])
+        ]
+
+    assert names("%") == ["Ann"] and names("_") == ["Bob"]
+    assert names("\u0301") == [] and names("a") == ["Bob", "Cy"]
+
+
+def test_a_reply_with_hundreds_of_alternatives_keeps_ten_and_says_so() -> None:
+    """A question names a few rows: past ten alternatives per header (duplicates first
+    removed) and eight constrained headers, the rest is ignored with a note, so a reply cannot
+    make a plan that scans the table thousands of times."""
+    many = [f"Team {i}" for i in range(1500)]
+    plan = parse_table_plan(choice(["Team", "Year"], {"Team": ["Team 0", *many]}))
+    assert plan["constraints"]["Team"] == many[:10]  # "Team 0" once
+    assert plan["capped"] == ['the alternatives of "Team" after the first 10']
+    headers = {f"H{i}": ["x"] for i in range(12)}
+    plan = parse_table_plan(choice(["H0", "H1"], headers))
+    assert list(plan["constraints"]) == [f"H{i}" for i in range(8)]
+    assert plan["capped"] == ['the constraints on "H8" and after it']

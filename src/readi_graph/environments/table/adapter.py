@@ -237,6 +237,9 @@ class TableAdapter:
             f"The constraint {item} is not a value, a contains or an empty test; it was ignored."
             for item in plan.get("ignored") or []
         ]
+        notes += [
+            f"Too many constraints: {what} were ignored." for what in plan.get("capped") or []
+        ]
         if instance.get("fallback"):
             notes.append("No row matched the constraints; all rows are shown.")
         if instance["total"] > ctx.evidence_cap:

@@ -84,8 +84,8 @@ def condition_sql(ident: str, test: Condition, how: Match) -> tuple[str, list[st
         return f"nullif(trim({ident}), '') IS NULL", []
     if test.kind == "filled":
         return f"nullif(trim({ident}), '') IS NOT NULL", []
-    if test.kind == "contains":
-        return f"contains(norm({ident}), norm(?))", [test.value]
+    if test.kind == "contains":  # never text that normalizes to nothing (it is in every cell)
+        return f"(norm(?) <> '' AND contains(norm({ident}), norm(?)))", [test.value] * 2
     if how == "exact":
         return f"{ident} = ?", [test.value]
     if how == "normalized":

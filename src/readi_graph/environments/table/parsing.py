@@ -10,6 +10,10 @@ from readi_graph.core.parsing import FENCE, OutputParseError, clip, json_after, 
 from readi_graph.environments.table.conditions import read_item
 
 TABLE_FORMAT = 'Chosen Headers: ["header", "header"]\nConstraints: {"header": ["value"]}'
+# A question names a few rows: a reply with more alternatives would only cost table scans
+# (each alternative is tried exactly, normalized, fuzzily and by whole words).
+MAX_ALTERNATIVES = 10  # per header, duplicates removed first
+MAX_CONSTRAINED = 8  # headers with constraints
 
 
 _HEADERS = re.compile(r"chosen\s+headers?\s*:\s*", re.IGNORECASE)
@@ -33,14 +37,22 @@ def parse_table_plan(text: str) -> dict[str, Any]:
         raise OutputParseError(f"no chosen headers found in {snippet!r}; expected {TABLE_FORMAT}")
     clean: dict[str, list[Any]] = {}
     ignored: list[str] = []
+    capped: list[str] = []
     if isinstance(constraints, dict):
         for header, values in constraints.items():
+            if len(clean) == MAX_CONSTRAINED:
+                capped.append(f"the constraints on {json.dumps(str(header))} and after it")
+                break
             items = values if isinstance(values, list) else [values]
-            tests = [(item, read_item(item)) for item in items]
-            kept = [t.record() for _, t in tests if t is not None]
+            tests = [(item, read_item(item)) for item in items[: MAX_ALTERNATIVES * 10]]
+            found = {json.dumps(t.record(), sort_keys=True): t.record() for _, t in tests if t}
+            kept = list(found.values())[:MAX_ALTERNATIVES]
+            if len(found) > MAX_ALTERNATIVES or len(items) > MAX_ALTERNATIVES * 10:
+                capped.append(f"the alternatives of {json.dumps(str(header))} after the first "
+                              f"{MAX_ALTERNATIVES}")  # fmt: skip
             ignored += [
                 json.dumps({str(header): item}, ensure_ascii=False)
-                for item, t in tests
+                for item, t in tests[:MAX_ALTERNATIVES]
                 if t is None and not (isinstance(item, str) and not item.strip())  # blank
             ]
             if kept:
@@ -49,4 +61,6 @@ def parse_table_plan(text: str) -> dict[str, Any]:
     plan: dict[str, Any] = {"headers": list(chosen), "constraints": clean}
     if ignored:  # not a constraint kind: said to the model, never silently lost
         plan["ignored"] = ignored
+    if capped:  # over the caps above: said too
+        plan["capped"] = capped
     return plan
