@@ -14,7 +14,12 @@ from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.graph import build_graph
 from readi_graph.strategies import get
 from readi_graph.strategies.tog.context import TogContext, call_bound
-from readi_graph.strategies.tog.parsing import parse_hops_left, parse_scores, parse_verdict
+from readi_graph.strategies.tog.parsing import (
+    parse_hops_left,
+    parse_relations,
+    parse_scores,
+    parse_verdict,
+)
 
 from fakes import tog_kind
 from tog_films import LANGUAGES, films_kg, tog_script
@@ -127,3 +132,15 @@ def test_dense_modes_are_refused_without_the_embed_extra(
         LANGUAGES, context=TogContext(prune="bm25", entity_pruning="random", depth=1)
     )
     assert out["attempts"] and not any(tog_kind(p) == "relations" for p in bm25.prompts)
+
+
+@pytest.mark.timeout(20)
+def test_a_flood_of_digits_is_read_in_linear_time() -> None:
+    """A reply of 200,000 digits and a letter: the number pattern has one way to read each
+    number (the former `[0-9]*\\.?[0-9]+` backtracked quadratically: minutes here)."""
+    flood = "Scores: " + "7" * 200_000 + "x"
+    assert parse_scores(flood, 3) is None
+    assert (
+        parse_relations("{" + "9" * 200_000 + "x (Score: 1." + "0" * 200_000 + ")}", ["r"], 3)
+        is None
+    )

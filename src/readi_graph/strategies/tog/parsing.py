@@ -12,10 +12,13 @@ from collections.abc import Sequence
 
 from readi_graph.core.parsing import FENCE, clip, json_field, parse_answer
 
-_CHOICE = re.compile(r"\{\s*([^{}]+?)\s*\(\s*score\s*[:=]\s*([0-9]*\.?[0-9]+)\s*\)\s*\}", re.I)
+_CHOICE = re.compile(
+    r"\{\s*([^{}]+?)\s*\(\s*score\s*[:=]\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*\)\s*\}", re.I
+)
 _NONE = re.compile(r"\{\s*(none)?\s*\}", re.IGNORECASE)  # `{}`: no relation helps
 _SCORES = re.compile(r"scores?\s*:\s*(.*)", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])[0-9]*\.?[0-9]+(?![\w.])")
+# one way to read each number (no backtracking between `[0-9]*` and `[0-9]+` on long digit runs)
+_NUMBER = re.compile(r"(?<![\w.])(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?![\w.])")
 _BRACED = re.compile(r"\{\s*(yes|no)\s*[.!]?\s*\}", re.IGNORECASE)  # the official reading
 _OPENING = re.compile(r"^[\W_]*(yes|no)\b", re.IGNORECASE)  # a reply that starts "Yes." / "No,"
 _WHOLE = re.compile(r"^\s*(all|none)\b", re.IGNORECASE)  # `Scores: all` / `Scores: none`
