@@ -243,3 +243,27 @@ def test_a_dead_end_of_compound_nodes_backs_up_and_only_an_empty_one_is_hopeless
     d = diagnose(alone, "q", [_walk(alone, PM, f"{OFFICE}office_holders", "x.y.z")])
     assert d.hopeless == NOTHING_LEFT and d.candidates == []
     assert d.earlier[0][2][0].name == f"{OFFICE}office_holders"  # only the one walked
+
+
+def test_a_dropped_path_stays_dropped_after_an_unreadable_reply() -> None:
+    """Edit 1 drops the team's path while the player's is still stuck; edit 2 cannot be read;
+    edit 3 fixes the player's path. The team's path is never asked for again nor shown."""
+    stuck = path({"Marta Nowak": ["Marta Nowak -> sports.pro_athlete.teams -> shoe size"],
+                  "Gdansk Sharks": []})  # fmt: skip
+    fixed = path(
+        {
+            "Marta Nowak": [
+                "Marta Nowak -> sports.pro_athlete.teams -> sports.sports_team_roster.position"
+            ]
+        }
+    )
+    out, llm = run("made-up-position", path({"Marta Nowak": ["Marta Nowak -> shoe size"],
+                   "Gdansk Sharks": ["Gdansk Sharks -> sports.sports_team.roster"]}),
+                   stuck, "???", fixed, "{Forward}")  # fmt: skip
+    first, second, third = edit_prompts(llm)
+    assert "could not be read" in errors(third)
+    for later in (second, third):
+        assert "Gdansk Sharks ->" not in later.split(">>>> Error Message")[0]  # not echoed
+        assert "Gdansk Sharks" not in errors(later)  # nothing asked of it
+    assert out["edits"] == 3 and len(_roster_triples(out)) <= 1  # the player's own, not 13
+    assert [p.split(" -> ")[0] for p in out["path"]] == ["Marta Nowak"]

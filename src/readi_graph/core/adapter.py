@@ -54,6 +54,11 @@ class Adapter(Protocol):
         the previous plan the model left out."""
         ...
 
+    def unreadable_plan(self, state: ReadiState) -> Record:
+        """The plan after a reply that could not be read: nothing new to walk, but what the
+        previous plan decided for good (a KG path the editor dropped) stands."""
+        ...
+
     def bind(self, state: ReadiState, ctx: ReadiContext) -> Record: ...
 
     def connect(self, state: ReadiState) -> tuple[list[Record], list[Record]]:

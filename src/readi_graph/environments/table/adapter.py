@@ -150,6 +150,9 @@ class TableAdapter:
         """The constraint selects a row on its own, some way."""
         return any(self.table.rows([column], [(column, values, how)], 1) for how in self.matches)
 
+    def unreadable_plan(self, state: ReadiState) -> Record:
+        return {}  # a table plan is chosen whole each time: nothing of the last one stands
+
     def keep_best(
         self, previous: list[Record], current: list[Record], plan: Record
     ) -> list[Record]:

@@ -157,6 +157,12 @@ class KGAdapter:
             "steps": [step_record(h) for h in instance.hops],  # for `readi trace`
         }
 
+    def unreadable_plan(self, state: ReadiState) -> Record:
+        """Topics the plan had dropped (an empty list) stay dropped; the others are walked no
+        more until a readable reply (`chosen_paths` keeps their last path for the editor)."""
+        plan: dict[str, list[list[str]]] = state.get("plan") or {}
+        return {topic: [] for topic, alternatives in plan.items() if not alternatives}
+
     def keep_best(
         self, previous: list[Record], current: list[Record], plan: Record
     ) -> list[Record]:

@@ -36,16 +36,15 @@ READI_LAYOUT = LAYOUT + (
 
 
 def final_instances(state: ReadiState) -> tuple[list[Instance], list[str]]:
-    """The instances of the final plan's paths, and notes on the paths it dropped: a topic
-    entity the plan no longer has a path for (absent, or an empty list)."""
+    """The instances of the final plan's paths, and notes on the paths it dropped (a topic
+    entity mapped to an empty list)."""
     chosen = state.get("best_instances") or state.get("instances") or []
-    plan = state.get("plan")
-    if state.get("parse_error") or not plan:  # an unreadable reply is no plan: it drops nothing
-        plan = None
+    # dropped: an empty list (an unreadable reply keeps those of the plan before it)
+    dropped = {topic for topic, paths in (state.get("plan") or {}).items() if not paths}
     instances, notes = [], []
     for record in chosen:
         topic = record["path"]["topic"]
-        if plan is not None and not plan.get(topic):
+        if topic in dropped:
             notes.append(f'The path from "{topic}" was dropped from the plan; it is not shown.')
             continue
         instances.append(instance_from(record))

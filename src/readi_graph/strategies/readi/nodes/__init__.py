@@ -23,12 +23,13 @@ def request_plan(
     *,
     editing: bool,
 ) -> Generator[Ask, Reply, tuple[dict[str, Any], str | None]]:
-    """One model call for a plan: (plan, None), or ({}, why) when the reply cannot be read,
-    which the diagnosis then reports to the editor instead of failing the run."""
+    """One model call for a plan: (plan, None), or (what stands of the previous plan, why) when
+    the reply cannot be read, which the diagnosis then reports to the editor instead of failing
+    the run."""
     reply = meter.llm((yield prompt, adapter.plan_schema(state)))
     meter.count("plans")
     try:
         return adapter.parse_plan(reply.text, state, editing=editing), None
     except OutputParseError as exc:
         meter.count("plans_unreadable")
-        return {}, str(exc)
+        return adapter.unreadable_plan(state), str(exc)

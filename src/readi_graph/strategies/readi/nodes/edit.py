@@ -87,4 +87,4 @@ def human_edit(
         return adapter.parse_plan(text, state, editing=True), None
     except OutputParseError as exc:
         meter.count("plans_unreadable")
-        return {}, str(exc)
+        return adapter.unreadable_plan(state), str(exc)
