@@ -202,3 +202,39 @@ def test_an_unreadable_choice_among_fewer_chains_than_the_width_keeps_them(
     assert out["usage"]["selections_unreadable"] == 1 and not out.get("error")
     assert out["attempts"][1]["choices"] == 2  # directed_by and has_tags, both kept
     assert set(out["answers"]) >= DIRECTORS
+
+
+def test_a_closed_path_is_verified_before_the_plans_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path that ends on a node it passed (here the topic's self-loop at depth 1) cannot walk
+    on: it is verified when it is found, even before it is as long as the plan, instead of
+    being skipped while the other beam walks on and replaces it."""
+    monkeypatch.setenv("READI_DENSE", "0")
+    kb = tmp_path / "r.ttl"
+    kb.write_text(
+        "@prefix : <http://example.org/> .\n"
+        ':f0 :label "Zero" . :ann :label "Ann" . :f1 :label "One" .\n'
+        ":f0 :remake_of :f0 . :f0 :directed_by :ann . :f1 :directed_by :ann .\n"
+    )
+    kg = KnowledgeGraph.from_file(kb, KGSettings(label_predicates=(X + "label",)))
+    plan = {"keywords": ["remake of", "directed by"], "planning_steps": ["a", "b"],
+            "declarative_statement": "Zero is a remake of *placeholder*."}  # fmt: skip
+
+    def reply(prompt: str) -> str:
+        own = prompt.split("### Your turn")[-1]
+        if markers.FIDELIS_PLAN in prompt:
+            return json.dumps(plan)
+        if markers.FIDELIS_SELECT in prompt:  # keep every candidate
+            return json.dumps([int(n) for n in re.findall(r"(?m)^(\d+)\. ", own)])
+        if markers.FIDELIS_VERIFY in prompt:
+            return "yes" if "remake_of -> Zero" in own.split(markers.PATH)[-1] else "no"
+        return "{" + " | ".join(evidence_read.ends(own)) + "}"
+
+    model = function_model(reply)
+    question = {"question": "which film is [Zero] a remake of", "topic_entities": ["Zero"]}
+    out = build_graph(kg, model, strategy="fidelis").invoke(
+        question, context=FidelisContext(beam_width=2, beam_depth=2)
+    )
+    assert out["answers"] == ["Zero"] and len(out["path"]) == 1
+    assert out["path"][0].endswith("remake_of -> Zero")

@@ -176,7 +176,8 @@ def make_verify(model: ModelRef) -> ModelNode:
         depth = state.get("depth", 0)
         with Meter("verify") as meter:
             for group in chains.groups(state.get("beams") or [], run.selection):
-                if depth < verified_from(run, plan):  # too short for the plan: walk on
+                closed = all(b.get("closed") for b in group)  # it cannot walk on: now or never
+                if depth < verified_from(run, plan) and not closed:  # too short: walk on
                     meter.count("verifications_skipped")
                     active += group
                     continue
