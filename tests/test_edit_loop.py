@@ -260,7 +260,7 @@ def test_a_dropped_path_stays_dropped_after_an_unreadable_reply() -> None:
     out, llm = run("made-up-position", path({"Marta Nowak": ["Marta Nowak -> shoe size"],
                    "Gdansk Sharks": ["Gdansk Sharks -> sports.sports_team.roster"]}),
                    stuck, "???", fixed, "{Forward}")  # fmt: skip
-    first, second, third = edit_prompts(llm)
+    _, second, third = edit_prompts(llm)
     assert "could not be read" in errors(third)
     for later in (second, third):
         assert "Gdansk Sharks ->" not in later.split(">>>> Error Message")[0]  # not echoed
