@@ -111,6 +111,31 @@ def test_ask_over_a_table(
     assert "Answers: ['2001']" in captured.out and len(prompts) == 2
 
 
+def test_a_computed_table_answer_is_an_answer_from_the_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A count is no cell, so it is not `grounded`, yet it was computed from the rows the run
+    selected: `readi ask` exits 0 (answered from the table), not 1 (no evidence)."""
+    from openai_stub import openai_stub
+
+    csv = tmp_path / "seasons.csv"
+    csv.write_text(
+        "Year,League,Place\n2001,USL A-League,4th\n2002,USL A-League,2nd\n", encoding="utf-8"
+    )
+
+    def count(prompt: str) -> str:
+        if "Answer the question using only the table rows" in prompt:
+            return 'Thought: rows 1 and 2.\nAnswer: ["2"]'
+        return _table_model(prompt)
+
+    with openai_stub(count) as (base_url, _):
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        assert main(["ask", "--table", str(csv), "how many seasons were played"]) == 0
+    captured = capsys.readouterr()
+    assert "Answers: ['2']  (grounded: False)" in captured.out
+    assert "no answer" not in captured.err
+
+
 def _zemeckis_model(prompt: str) -> str:
     """Plans from the topic entity it is given; answers with the films in the evidence."""
     import re

@@ -118,7 +118,10 @@ def _ending(args: argparse.Namespace, final: dict[str, Any]) -> int:
         print(
             "readi ask: topic entities found in the question: " + ", ".join(found), file=sys.stderr
         )
-    if final.get("answers") and final.get("grounded", True):
+    # a KG answer must be named in the evidence; a table's may be computed from its rows (a
+    # count, a total: no cell holds it)
+    from_rows = bool(args.table and final.get("evidence"))
+    if final.get("answers") and (final.get("grounded", True) or from_rows):
         return ANSWERED
     print(f"readi ask: no answer from the {source} (see the notes above)", file=sys.stderr)
     return NO_EVIDENCE
