@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from readi_graph import FidelisContext, ModelConflict, ReadiContext
+from readi_graph import FidelisContext, InputError, ModelConflict, ReadiContext, TogContext
 from readi_graph.core.context import settings_of
 from readi_graph.core.models import llm
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
@@ -87,3 +87,29 @@ def test_the_paper_preset_runs_the_published_edit_prompt_and_flat_evidence(
     assert "Paths walked" in answer and "Paths walked" not in paper_answer
     assert ReadiContext.paper().stop_hopeless is False
     assert ReadiContext.paper(max_edits=2).max_edits == 2  # overrides apply
+
+
+@pytest.mark.parametrize(
+    ("kind", "setting"),
+    [
+        (ReadiContext, {"edit_feedback": "Paper"}),
+        (ReadiContext, {"evidence_layout": "flat "}),
+        (ReadiContext, {"answer_from": "knowledge"}),
+        (FidelisContext, {"verify_from": "plans"}),
+        (FidelisContext, {"beam_width": 0}),
+        (FidelisContext, {"chain_cap": 0}),
+        (FidelisContext, {"top_m": -3}),
+        (TogContext, {"prune": "llm "}),
+        (TogContext, {"width": 0}),
+        (TogContext, {"candidate_relations": -1}),
+    ],
+)
+def test_a_setting_out_of_its_choices_or_range_is_refused_by_name(
+    kind: type, setting: dict[str, Any]
+) -> None:
+    """A misspelt choice or a number out of range would otherwise run the default silently
+    (`verify_from="plans"` verified from the first step; `chain_cap=0` cut every candidate)."""
+    (name,) = setting
+    with pytest.raises(InputError, match=rf"{kind.__name__}\.{name} must be"):
+        kind(**setting)
+    kind()  # the defaults are valid

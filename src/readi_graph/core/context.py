@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, TypeVar
+from functools import cache
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from readi_graph.core.base import InputError
 
@@ -76,8 +77,9 @@ class RunContext:
     )
 
     def __post_init__(self) -> None:
-        _at_least(self, llm_timeout=0.001, prompt_budget=1, evidence_cap=1, max_question_chars=1)
-        _at_least(self, temperature=0.0)
+        require_choices(self)
+        require_at_least(self, llm_timeout=0.001, prompt_budget=1, evidence_cap=1)
+        require_at_least(self, max_question_chars=1, temperature=0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,7 +118,7 @@ class ReadiContext(RunContext):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _at_least(self, max_edits=0, top_k=1, halfway_cap=0, candidate_cap=0)
+        require_at_least(self, max_edits=0, top_k=1, halfway_cap=0, candidate_cap=0)
 
     @classmethod
     def paper(cls, **overrides: Any) -> ReadiContext:
@@ -130,7 +132,31 @@ class ReadiContext(RunContext):
         return cls(**{**published, **overrides})
 
 
-def _at_least(context: Any, **lows: float) -> None:
+def require_choices(context: Any) -> None:
+    """A setting outside its `Literal` choices is an `InputError` naming it ("Paper" or
+    "flat " would otherwise run the default silently)."""
+    kind: type = type(context)
+    for name, allowed in _choices(kind).items():
+        value = getattr(context, name)
+        if value not in allowed or not isinstance(value, str):
+            shown = ", ".join(repr(a) for a in allowed)
+            raise InputError(
+                f"{type(context).__name__}.{name} must be one of {shown}, not {value!r}"
+            )
+
+
+@cache
+def _choices(kind: type) -> dict[str, tuple[object, ...]]:
+    """The fields of a context class typed `Literal[...]`, and their choices."""
+    hints = get_type_hints(kind)
+    return {
+        f.name: get_args(hints[f.name])
+        for f in fields(kind)
+        if get_origin(hints[f.name]) is Literal
+    }
+
+
+def require_at_least(context: Any, **lows: float) -> None:
     """A setting out of range is an `InputError` naming it (a run context may come as JSON
     from Studio or a server, not only from code)."""
     for name, low in lows.items():

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from readi_graph.core.context import RunContext, settings_of
+from readi_graph.core.context import RunContext, require_at_least, settings_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,6 +67,10 @@ class FidelisContext(RunContext):
             "and is not walked on; never: no step onto a visited node."
         },
     )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, beam_width=1, beam_depth=1, top_m=1, chain_cap=1, alpha=0.0)
 
     @classmethod
     def paper(cls, **overrides: Any) -> FidelisContext:

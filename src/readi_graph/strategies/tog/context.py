@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from readi_graph.core.context import RunContext, settings_of
+from readi_graph.core.context import RunContext, require_at_least, settings_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +91,10 @@ class TogContext(RunContext):
             "knowledge, as the official code does."
         },
     )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, width=1, depth=1, max_candidates=1, candidate_relations=0)
 
     @classmethod
     def paper(cls, **overrides: Any) -> TogContext:
