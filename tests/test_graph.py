@@ -177,6 +177,19 @@ def test_missing_model_configuration_names_the_variables(
         graph.invoke(ZWICK, LIMIT)
 
 
+def test_the_bundled_model_asked_for_by_name_must_be_installed(
+    kg: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`llm="local"` (`--model local`) without the [local] extra: one error naming how to
+    install it, before any work, never another model."""
+    import readi_graph.core.local.model
+
+    monkeypatch.setattr(readi_graph.core.local.model, "local_available", lambda: False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # an endpoint: not used
+    with pytest.raises(ModelNotConfigured, match=r"'local'\) is not installed: .*pip install"):
+        build_graph(kg, "local").invoke(ZWICK, LIMIT)
+
+
 def test_unreadable_output_is_counted(kg: KnowledgeGraph) -> None:
     llm = scripted(
         "no idea", path({"Joel Zwick": ["Joel Zwick -> directed -> language"]}), "Greek?"

@@ -78,7 +78,9 @@ def choose_model(name: str | None, source: str = "") -> ModelChoice:
     from readi_graph.core.local.model import local_available
     from readi_graph.core.local.weights import INSTALL
 
-    if name == LOCAL:
+    if name == LOCAL:  # asked for by name: it must be here (said before any other work)
+        if not local_available():
+            raise ModelNotConfigured(f"the bundled model ('local') is not installed: {INSTALL}")
         return ModelChoice(name, source, "local")
     key, base_url = _openai_settings()
     if key or base_url:
