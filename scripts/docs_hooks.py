@@ -55,7 +55,7 @@ def group_of(obj: Any) -> str:
     if isinstance(obj, type) and hasattr(obj, "__total__"):  # a TypedDict
         return "State"
     if obj in (KnowledgeGraph, Table, KGSettings) or getattr(obj, "__module__", "").endswith(
-        ("schema", "retrieval", "llm_cache", "explore")
+        ("schema", "retrieval", "reply_cache", "explore")
     ):
         return "Environments"
     if inspect.isfunction(obj) and obj.__module__.split(".")[-1] in ("graph", "tool", "context"):

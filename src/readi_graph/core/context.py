@@ -22,7 +22,7 @@ from readi_graph.core.base import InputError
 
 def default_model_name() -> str | None:
     """The model named when no run and no graph names one: `READI_MODEL`, else None (nothing
-    named: `core.models.llm.choose_model` says what then serves the run, and the run says so)."""
+    named: `core.models.choice.choose_model` says what then serves the run, and the run says so)."""
     return os.environ.get("READI_MODEL") or None
 
 

@@ -1,7 +1,7 @@
 """An offline oracle for Think-on-Graph on MetaQA: a chat model that needs no LLM.
 
 It plays every ToG prompt knowing only the gold relation chain of the question (from its
-type, `metaqa_offline.gold_steps`), never its answers, so what gets measured is the
+type, `offline.editors.gold_steps`), never its answers, so what gets measured is the
 environment and the loop (listing, bounded reads, entity pruning, the call budget), not a
 model's judgement:
 - relation pruning: the gold relation of the step the entity was reached at (counted on its

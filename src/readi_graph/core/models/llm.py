@@ -103,7 +103,7 @@ class ModelRef:
 
     def note(self) -> str | None:
         """The output's note on this run's model, when there is one to make: the bundled
-        model ran because nothing named a model (`model_choice.BUNDLED_NOTE`)."""
+        model ran because nothing named a model (`choice.BUNDLED_NOTE`)."""
         if self._given is not None or self._name() is not None:
             return None
         with self._lock:

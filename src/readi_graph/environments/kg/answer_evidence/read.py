@@ -1,4 +1,4 @@
-"""Reading the chains of an answer prompt back (`evidence.show` writes them): what offline
+"""Reading the chains of an answer prompt back (`show.show` writes them): what offline
 oracles and tests read, beside the code that writes it, so a change of format fails here."""
 
 from __future__ import annotations
