@@ -10,7 +10,7 @@ relation chain (from the question type, `datasets/metaqa.gold_plan`), never its 
 - select: the candidates whose relations follow the gold chain so far, in the order Path-RAG
   ranked them, at most the width asked for (the prompt allows fewer); when none follows it,
   Path-RAG's first candidates (the oracle has nothing better to go on). A candidate may stand
-  for a chain of paths (`strategies/fidelis/chains.py`): its first line is read, the line
+  for a chain of paths (`strategies/fidelis/grouping.py`): its first line is read, the line
   naming the other ends is not;
 - verify: "yes" once a path has walked the whole chain, else "no" (by default the search only
   asks once a path is as long as the plan, which here has one step per gold relation);

@@ -1,7 +1,7 @@
 """FiDeLiS nodes: plan -> expand -> select -> verify -> (expand | reason).
 
 LLM calls: plan 1, per step one selection (skipped when the candidates fit the beam) and one
-verification per kept candidate (a path, or a chain of paths: `chains.py`; none for a path
+verification per kept candidate (a path, or a chain of paths: `grouping.py`; none for a path
 shorter than the plan unless `verify_from="first_step"`), reason 1 -- at most N·D + D + 2
 (paper, App. C: N·D + D + C).
 """
@@ -26,7 +26,7 @@ from readi_graph.environments.kg.entities.linking import (
     topic_entities_for,
 )
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
-from readi_graph.strategies.fidelis import beams, chains
+from readi_graph.strategies.fidelis import beams, grouping
 from readi_graph.strategies.fidelis.context import FidelisContext
 from readi_graph.strategies.fidelis.evidence import shown_paths
 from readi_graph.strategies.fidelis.parsing import parse_choice, parse_plan, parse_verdict
@@ -108,14 +108,14 @@ def make_expand(kg: KnowledgeGraph) -> Node:
         pool.sort(key=lambda b: (b["copy"], -b["score"]))
         cut = 0
         if chains_kept:
-            pool, cut = chains.gather(pool, ctx.chain_cap)
+            pool, cut = grouping.gather(pool, ctx.chain_cap)
         dead = sum(1 for steps in ranked if not steps)
         step = {
             "step": state.get("depth", 0) + 1,
             "beams": len(active),  # paths walked on
-            "kept": len(chains.groups(active, ctx.selection)),  # as chosen: chains or paths
+            "kept": len(grouping.groups(active, ctx.selection)),  # as chosen: chains or paths
             "candidates": len(pool),  # paths
-            "choices": len(chains.groups(pool, ctx.selection)),  # as offered: chains or paths
+            "choices": len(grouping.groups(pool, ctx.selection)),  # as offered: chains or paths
             "dead_beams": dead,
             "capped": found.capped or bool(cut),
         }
@@ -138,14 +138,14 @@ def make_select(model: ModelRef) -> ModelNode:
         run = run_settings(FidelisContext)
         width = run.beam_width
         pool: list[beams.Beam] = state.get("candidates") or []
-        options = chains.groups(pool, run.selection)
+        options = grouping.groups(pool, run.selection)
         with Meter("select") as meter:
             # nothing to choose: no call (chains: a chain kept costs a verification per step,
             # so the model chooses among any two; paths: when they fit the beam)
             if len(options) <= (1 if run.selection == "chains" else width):
                 chosen = list(range(len(options)))
             else:
-                listing = "\n".join(f"{i}. {chains.text(g)}" for i, g in enumerate(options, 1))
+                listing = "\n".join(f"{i}. {grouping.text(g)}" for i, g in enumerate(options, 1))
                 plan = "; ".join((state.get("plan") or {}).get("steps") or []) or "(none)"
                 prompt = render(
                     "fidelis_select",
@@ -175,13 +175,13 @@ def make_verify(model: ModelRef) -> ModelNode:
         finished: list[beams.Beam] = list(state.get("finished") or [])
         depth = state.get("depth", 0)
         with Meter("verify") as meter:
-            for group in chains.groups(state.get("beams") or [], run.selection):
+            for group in grouping.groups(state.get("beams") or [], run.selection):
                 closed = all(b.get("closed") for b in group)  # it cannot walk on: now or never
                 if depth < verified_from(run, plan) and not closed:  # too short: walk on
                     meter.count("verifications_skipped")
                     active += group
                     continue
-                prompt = render("fidelis_verify", statement=statement, path=chains.text(group))
+                prompt = render("fidelis_verify", statement=statement, path=grouping.text(group))
                 verdict = parse_verdict(meter.llm((yield prompt, None)).text)
                 meter.count("verifications")
                 meter.count("verifications_unreadable", verdict is None)

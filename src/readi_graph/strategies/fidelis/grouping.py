@@ -1,4 +1,4 @@
-"""Chains: the candidates grouped by the relations they follow (`selection="chains"`).
+"""Grouping: the candidates grouped by the relations they follow (`selection="chains"`).
 
 Ten to twenty paths that follow the same relations from the same node are equally valid
 answers to one plan ("the films Ann starred in"); picking four of them capped F1 (issue 31).
