@@ -46,11 +46,14 @@ def _json_reply(prompt: str) -> str:
 @pytest.fixture
 def llamacpp_at_stub(monkeypatch: pytest.MonkeyPatch) -> Any:
     """`--model local` with the llama.cpp runtime, its server replaced by the stub."""
+    import readi_graph.core.local.model as local_model
     import readi_graph.core.local.server as local_server
 
     requests: list[dict[str, Any]] = []
     with openai_stub(_json_reply, requests) as (base_url, _):
         monkeypatch.setenv("READI_LOCAL_RUNTIME", "llamacpp")
+        # the runtime is the stub: llama-cpp-python need not be installed for it
+        monkeypatch.setattr(local_model, "local_available", lambda: True)
         monkeypatch.setattr(
             local_server, "local_server", lambda gguf=None: SimpleNamespace(base_url=base_url)
         )
