@@ -13,9 +13,11 @@ parent graph's) gives the defaults, completed with the fields the two have in co
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal, Self, TypeVar, get_args, get_origin, get_type_hints
 
 from readi_graph.core.base import InputError
 
@@ -76,10 +78,20 @@ class RunContext:
         },
     )
 
+    # The published algorithm where the defaults depart from it: the evidence in its paper's
+    # flat form; each strategy's context adds its own departures.
+    PAPER: ClassVar[Mapping[str, Any]] = MappingProxyType({"evidence_layout": "flat"})
+
     def __post_init__(self) -> None:
         require_choices(self)
         require_at_least(self, llm_timeout=0.001, prompt_budget=1, evidence_cap=1)
         require_at_least(self, max_question_chars=1, temperature=0.0)
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> Self:
+        """The strategy as published where the defaults depart from it (`PAPER`), with
+        `overrides` on top."""
+        return cls(**{**cls.PAPER, **overrides})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,20 +128,15 @@ class ReadiContext(RunContext):
         },
     )
 
+    # Readi as published: the paper's edit feedback, edits until the budget is spent, the
+    # evidence as one flat set of triples.
+    PAPER: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**RunContext.PAPER, "edit_feedback": "paper", "stop_hopeless": False}
+    )
+
     def __post_init__(self) -> None:
         super().__post_init__()
         require_at_least(self, max_edits=0, top_k=1, halfway_cap=0, candidate_cap=0)
-
-    @classmethod
-    def paper(cls, **overrides: Any) -> ReadiContext:
-        """Readi as published where the defaults depart from it: the paper's edit feedback,
-        edits until the budget is spent, the evidence as one flat set of triples."""
-        published: dict[str, Any] = {
-            "edit_feedback": "paper",
-            "stop_hopeless": False,
-            "evidence_layout": "flat",
-        }
-        return cls(**{**published, **overrides})
 
 
 def require_choices(context: Any) -> None:

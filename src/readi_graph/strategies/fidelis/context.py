@@ -17,8 +17,10 @@ search (issue 31); `FidelisContext.paper()` sets all four back:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 from readi_graph.core.context import RunContext, require_at_least, settings_of
 
@@ -68,23 +70,22 @@ class FidelisContext(RunContext):
         },
     )
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_at_least(self, beam_width=1, beam_depth=1, top_m=1, chain_cap=1, alpha=0.0)
-
-    @classmethod
-    def paper(cls, **overrides: Any) -> FidelisContext:
-        """The search as published: every path verified, one path per pick, Path-RAG's
-        ranking as is (and this implementation's former no-revisit rule), the kept paths
-        shown one per line."""
-        faithful: dict[str, Any] = {
+    # The search as published (`paper()`): every path verified, one path per pick,
+    # Path-RAG's ranking as is (and this implementation's former no-revisit rule), the kept
+    # paths shown one per line.
+    PAPER: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {
+            **RunContext.PAPER,
             "verify_from": "first_step",
             "selection": "paths",
             "copies": "keep",
             "revisit": "never",
-            "evidence_layout": "flat",
         }
-        return cls(**{**faithful, **overrides})
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, beam_width=1, beam_depth=1, top_m=1, chain_cap=1, alpha=0.0)
 
 
 def calls_bound(context: Any, topics: int) -> int:

@@ -7,8 +7,10 @@ call made, the model's own knowledge when the graph gives nothing).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 from readi_graph.core.context import RunContext, require_at_least, settings_of
 
@@ -92,22 +94,21 @@ class TogContext(RunContext):
         },
     )
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        require_at_least(self, width=1, depth=1, max_candidates=1, candidate_relations=0)
-
-    @classmethod
-    def paper(cls, **overrides: Any) -> TogContext:
-        """The published ToG's behaviour where the defaults depart from it."""
-        published: dict[str, Any] = {
+    # The published ToG's behaviour where the defaults depart from it (`paper()`).
+    PAPER: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {
+            **RunContext.PAPER,
             "entity_scores": "share",
             "candidate_relations": 0,
             "keep_ties": False,
             "skip_needless_calls": False,
             "no_evidence": "model_knowledge",
-            "evidence_layout": "flat",
         }
-        return cls(**{**published, **overrides})
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        require_at_least(self, width=1, depth=1, max_candidates=1, candidate_relations=0)
 
 
 def call_bound(width: int, depth: int, topics: int) -> int:
