@@ -36,10 +36,7 @@ def at_least(low: int) -> Callable[[str], int]:
 
 def fraction(text: str) -> float:
     """An argparse type: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
     return value
@@ -47,13 +44,17 @@ def fraction(text: str) -> float:
 
 def non_negative(text: str) -> float:
     """An argparse type: a number of at least 0 (seconds, weights)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not value >= 0.0:  # NaN too
         raise argparse.ArgumentTypeError(f"{value} is below 0")
     return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def listed(kind: Callable[[str], float | int]) -> Callable[[str], list[float | int]]:
