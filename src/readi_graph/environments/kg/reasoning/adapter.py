@@ -18,7 +18,7 @@ from readi_graph.core.state import ReadiState
 from readi_graph.environments.kg.entities import linking
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
 from readi_graph.environments.kg.reasoning.diagnosis import diagnose
-from readi_graph.environments.kg.reasoning.editing import edit_values, parse_edit
+from readi_graph.environments.kg.reasoning.editing import dropped_topics, edit_values, parse_edit
 from readi_graph.environments.kg.reasoning.instantiation import Instance, bind, connect
 from readi_graph.environments.kg.reasoning.material import (
     READI_LAYOUT,
@@ -160,8 +160,7 @@ class KGAdapter:
     def unreadable_plan(self, state: ReadiState) -> Record:
         """Topics the plan had dropped (an empty list) stay dropped; the others are walked no
         more until a readable reply (`chosen_paths` keeps their last path for the editor)."""
-        plan: dict[str, list[list[str]]] = state.get("plan") or {}
-        return {topic: [] for topic, alternatives in plan.items() if not alternatives}
+        return {topic: [] for topic in dropped_topics(state.get("plan"))}
 
     def keep_best(
         self, previous: list[Record], current: list[Record], plan: Record
@@ -170,7 +169,7 @@ class KGAdapter:
         the newer one, which the edit meant as an improvement. An edit that walked nothing
         from a topic (an unreadable reply) keeps its earlier instance; one that dropped the
         topic's path (no alternative in `plan`) keeps none."""
-        dropped = {t for t, alternatives in plan.items() if not alternatives}
+        dropped = dropped_topics(plan)
         earlier = {r["path"]["topic"]: r for r in previous if r["path"]["topic"] not in dropped}
         walked = {r["path"]["topic"] for r in current}
         kept = [r for topic, r in earlier.items() if topic not in walked]

@@ -27,6 +27,11 @@ ALL_DROPPED = (
 )
 
 
+def dropped_topics(plan: Mapping[str, Any] | None) -> set[str]:
+    """The topic entities a plan dropped: those mapped to no path (an empty list)."""
+    return {topic for topic, alternatives in (plan or {}).items() if not alternatives}
+
+
 def _source(state: ReadiState) -> str:
     """The `source` of the attempts of the plan being diagnosed (see `KGAdapter.connect`)."""
     return f"edit {state['edits_used']}" if state.get("edits_used") else "generate"
@@ -40,8 +45,9 @@ def chosen_paths(state: ReadiState) -> dict[str, list[str] | None]:
     kept = {r["path"]["topic"]: r["path"]["relations"] for r in state.get("instances") or []}
     best = {r["path"]["topic"]: r["path"]["relations"] for r in state.get("best_instances") or []}
     out: dict[str, list[str] | None] = {}
+    dropped = dropped_topics(plan)
     for topic in state.get("topic_entities") or []:
-        if topic in plan and not plan[topic]:
+        if topic in dropped:
             out[topic] = None
         else:
             out[topic] = kept.get(topic, best.get(topic, (plan.get(topic) or [[]])[0]))

@@ -18,6 +18,7 @@ from readi_graph.core.state import ReadiState
 from readi_graph.environments.kg.answer_evidence.chains import Link, Step, Walk
 from readi_graph.environments.kg.answer_evidence.show import LAYOUT, Shown, show
 from readi_graph.environments.kg.knowledge_graph import KnowledgeGraph
+from readi_graph.environments.kg.reasoning.editing import dropped_topics
 from readi_graph.environments.kg.reasoning.instantiation import Instance, merge
 from readi_graph.environments.kg.reasoning.records import instance_from
 from readi_graph.environments.kg.reasoning.render import (
@@ -39,8 +40,8 @@ def final_instances(state: ReadiState) -> tuple[list[Instance], list[str]]:
     """The instances of the final plan's paths, and notes on the paths it dropped (a topic
     entity mapped to an empty list)."""
     chosen = state.get("best_instances") or state.get("instances") or []
-    # dropped: an empty list (an unreadable reply keeps those of the plan before it)
-    dropped = {topic for topic, paths in (state.get("plan") or {}).items() if not paths}
+    # an unreadable reply keeps the drops of the plan before it (`unreadable_plan`)
+    dropped = dropped_topics(state.get("plan"))
     instances, notes = [], []
     for record in chosen:
         topic = record["path"]["topic"]
